@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * CPU helpers shared by the tools, benchmarks and stress tests: which CPUs
+ * this process may run on, pinning a thread to one of them, and a
+ * description of the machine for benchmark headers.
+ */
+#ifndef PAGEPOOL_TOOLS_CPU_H
+#define PAGEPOOL_TOOLS_CPU_H
+
+#include <stdio.h>
+
+/* Number of CPUs in the process's affinity mask (at least 1). */
+int pp_tool_ncpus(void);
+
+/*
+ * Pin the calling thread to the @idx-th CPU of the process's affinity mask
+ * (modulo their number). Returns the CPU number, or -errno.
+ */
+int pp_tool_pin_nth_cpu(int idx);
+
+/* Print "CPU: <model> (<n> online)" and the kernel's mitigation lines. */
+void pp_tool_print_machine(FILE *out);
+
+#endif /* PAGEPOOL_TOOLS_CPU_H */
