@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The main job: installs what the benchmarks need, builds an optimised
+# pagepool, and runs the benchmark suite. Results go to stdout and to
+# bench-results/<UTC date>.txt.
+#   scripts/run-benchmarks.sh [--no-deps] [REPS] [COUNT]
+set -eu
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = --no-deps ]; then
+	shift
+else
+	scripts/install-deps.sh bench
+fi
+reps=${1:-5} count=${2:-100000000}
+
+dir=build-bench
+meson setup "$dir" --wipe -Dbuildtype=release -Dtests=false >/dev/null 2>&1 ||
+	meson setup "$dir" -Dbuildtype=release -Dtests=false >/dev/null
+ninja -C "$dir" >/dev/null
+
+mkdir -p bench-results
+out=bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).txt
+{
+	echo "# pagepool $(git describe --always --dirty 2>/dev/null || echo unknown), build: meson buildtype=release ($(cc --version | head -n1))"
+	echo "## ptr_ring (seed 002)"
+	bench/ptr_ring_suite.sh "$dir/tools/ptr_ring_test" "$reps" "$count"
+} | tee "$out"
+echo "# saved to $out"

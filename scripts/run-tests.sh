@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The test command: installs what the tests need, then builds and runs the
+# whole suite three times -
+#   plain   gcc, every suite (unit, stress, tools, model, docs)
+#   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting)
+#   tsan    clang, ThreadSanitizer
+# all with warnings as errors - plus an install check that compiles the
+# examples against the installed headers and pkg-config file. Ends with
+# "N passed, N failed" and exits non-zero if anything failed.
+#   scripts/run-tests.sh [--no-deps] [plain|asan|tsan|install ...]
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+
+if [ "${1:-}" = --no-deps ]; then
+	shift
+else
+	scripts/install-deps.sh || { echo "install-deps failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+configs=("$@")
+[ ${#configs[@]} -gt 0 ] || configs=(plain asan tsan install)
+
+passed=0 failed=0 skipped=0
+
+# Add one build's meson test results (from its JSON log) to the totals.
+tally() {
+	local log=$1 p f s
+	read -r p f s < <(python3 - "$log" <<'PY'
+import json, sys
+p = f = s = 0
+try:
+    with open(sys.argv[1]) as fh:
+        for line in fh:
+            r = json.loads(line).get("result")
+            if r in ("OK", "EXPECTEDFAIL"):
+                p += 1
+            elif r == "SKIP":
+                s += 1
+            else:
+                f += 1
+except FileNotFoundError:
+    f = 1
+print(p, f, s)
+PY
+)
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	echo "== $2: $p passed, $f failed, $s skipped"
+}
+
+run_build() {
+	local name=$1 cc=$2; shift 2
+	local dir=build-ci-$name
+	echo "== $name: configure ($cc $*)"
+	if ! CC=$cc meson setup "$dir" --wipe -Dwerror=true "$@" >"$dir.log" 2>&1 &&
+	   ! CC=$cc meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1; then
+		cat "$dir.log"; failed=$((failed + 1)); return
+	fi
+	if ! ninja -C "$dir" >"$dir.log" 2>&1; then
+		cat "$dir.log"; echo "== $name: build FAILED"
+		failed=$((failed + 1)); return
+	fi
+	rm -f "$dir.log"
+	meson test -C "$dir" --print-errorlogs ${SUITES:-} || true
+	tally "$dir/meson-logs/testlog.json" "$name"
+}
+
+# Install into a scratch prefix and build the examples against it with
+# nothing but pkg-config, as a user would.
+run_install() {
+	local dir=build-ci-install dest
+	dest=$(mktemp -d)
+	echo "== install: meson install into a scratch root"
+	if CC=gcc meson setup "$dir" --wipe -Dwerror=true -Dprefix=/usr \
+		-Dtests=false >/dev/null 2>&1 &&
+	   ninja -C "$dir" >/dev/null 2>&1 &&
+	   meson install -C "$dir" --destdir "$dest" >/dev/null 2>&1 &&
+	   tests/install_check.sh "$dest" "$top"; then
+		passed=$((passed + 1)); echo "== install: passed"
+	else
+		failed=$((failed + 1)); echo "== install: FAILED"
+	fi
+	rm -rf "$dest"
+}
+
+for c in "${configs[@]}"; do
+	case $c in
+	plain) run_build plain gcc ;;
+	asan)  SUITES="--no-suite model" run_build asan gcc \
+		-Db_sanitize=address,undefined \
+		-Dc_args=-fno-sanitize-recover=all ;;
+	tsan)  SUITES="--no-suite model" run_build tsan clang \
+		-Db_sanitize=thread -Db_lundef=false ;;
+	install) run_install ;;
+	*) echo "unknown configuration '$c' (plain, asan, tsan, install)"; failed=$((failed + 1)) ;;
+	esac
+done
+
+[ "$skipped" -eq 0 ] || echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Checks an installed tree (a meson install --destdir root) as a user
+# meets it: headers under include/pagepool, a pkg-config file named
+# pagepool, shared and static libraries exporting only versioned API
+# symbols, man pages, the tools; and that the examples and the README's
+# usage example compile and run against it with pkg-config alone.
+#   tests/install_check.sh DESTDIR SOURCE_DIR
+set -eu
+dest=$1 src=$2
+fail() { echo "install_check: $*" >&2; exit 1; }
+
+pc=$(find "$dest" -name pagepool.pc | head -n1)
+[ -n "$pc" ] || fail "no pagepool.pc installed"
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest
+libdir=$(dirname "$(dirname "$pc")")
+[ -f "$dest/usr/include/pagepool/ptr_ring.h" ] || fail "headers not under include/pagepool"
+[ -f "$libdir/libpagepool.a" ] || fail "no static library"
+so=$(find "$libdir" -name 'libpagepool.so.*' -type f | head -n1)
+[ -n "$so" ] || fail "no shared library"
+ls "$dest"/usr/share/man/man3/ptr_ring_init.3* >/dev/null 2>&1 || fail "man pages not installed"
+[ -x "$dest/usr/bin/ptr_ring_test" ] || fail "ptr_ring_test not installed"
+
+# Only versioned API symbols are exported: no internal helper leaks.
+bad=$(nm -D --defined-only "$so" | awk '{print $3}' |
+	grep -v -E '^(ptr_ring_|__ptr_ring_|pp_|PAGEPOOL_)' || true)
+[ -z "$bad" ] || fail "unexpected exported symbols: $bad"
+nm -D --defined-only --with-symbol-versions "$so" 2>/dev/null |
+	grep -q 'ptr_ring_init@@PAGEPOOL_0.1' || fail "symbols not versioned"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cflags=$(pkg-config --cflags pagepool)
+libs=$(pkg-config --libs pagepool)
+# The README's usage example: the first ```c block.
+awk '/^```c$/{f=1;next} /^```$/{if(f){exit}} f' "$src/README.md" >"$work/readme.c"
+[ -s "$work/readme.c" ] || fail "README has no C example"
+for f in "$src"/examples/*.c "$work/readme.c"; do
+	exe=$work/$(basename "$f" .c)
+	# shellcheck disable=SC2086
+	cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $cflags "$f" -o "$exe" $libs ||
+		fail "$(basename "$f") does not compile against the installed tree"
+	LD_LIBRARY_PATH=$libdir "$exe" >/dev/null || fail "$(basename "$f") failed"
+	# shellcheck disable=SC2086
+	cc -std=c11 -D_GNU_SOURCE -pthread $cflags "$f" -o "$exe.static" "$libdir/libpagepool.a" ||
+		fail "$(basename "$f") does not link statically"
+	"$exe.static" >/dev/null || fail "$(basename "$f") (static) failed"
+done
+echo "install_check: ok"
