@@ -197,6 +197,10 @@ ptr_ring_unconsume(struct ptr_ring *r, void **batch, int n,
 
 	/* Newest of the batch first, walking the head backwards. */
 	while (n > 0) {
+		if (batch[n - 1] == NULL) {	/* NULL marks a free slot */
+			n--;
+			continue;
+		}
 		head = r->consumer_head - 1;
 		if (head < 0)
 			head = r->size - 1;
@@ -212,7 +216,7 @@ destroy_rest:
 	while (n > 0) {
 		void *ptr = batch[--n];
 
-		if (destroy != NULL)
+		if (destroy != NULL && ptr != NULL)
 			destroy(ptr);
 	}
 	unlock_both(r);

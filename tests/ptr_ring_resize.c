@@ -259,6 +259,14 @@ test_unconsume(void)
 	CHECK(destroyed[600]);
 	drain_expect(&r, 1, 30);
 
+	/* NULL entries are skipped, never stored. */
+	reset_destroyed();
+	batch[0] = P(700);
+	batch[1] = NULL;
+	ptr_ring_unconsume(&r, batch, 2, destroy);
+	CHECK_EQ(ndestroyed, 0);
+	drain_expect(&r, 700, 700);
+
 	/* Bad arguments are ignored. */
 	ptr_ring_unconsume(NULL, batch, 1, destroy);
 	ptr_ring_unconsume(&r, NULL, 1, destroy);

@@ -22,15 +22,18 @@
  *    see "full" while the consumer has already taken entries;
  *  - the lockless __ptr_ring_empty() may answer wrongly while a consume is in
  *    progress on another thread. Which way it errs depends on the zeroing
- *    order (below); see docs/ptr_ring.md and tests/model/ for the proof.
+ *    order (below); see ptr_ring(7) and docs/ptr_ring-model.md.
  *
  * Zeroing order. Mainline Linux clears the batch and then advances
  * consumer_head, which opens a window in which the slot at consumer_head is
  * already NULL although later slots hold entries: a lockless empty check in
  * that window says "empty" on a non-empty ring. Yunsheng Lin's 2021 patch
  * ("ptr_ring: move r->queue[] clearing after r->consumer_head updating",
- * seed 002) advances the head first and clears afterwards, closing that
- * window and dropping a branch from the common path. The patch was not
+ * seed 002) advances the head first and clears afterwards. That closes the
+ * window for a reader that sees head and slot together, and drops a branch
+ * from the common path; a reader whose two loads (head, then slot) straddle
+ * the consume can still see a stale NULL, so the order narrows the window
+ * rather than removing it (the spin model shows both). The patch was not
  * merged; pagepool carries both orders so they can be measured side by side:
  *
  *  - PTR_RING_ZEROING (compile time, default PTR_RING_ZERO_MAINLINE) picks
@@ -329,7 +332,7 @@ __ptr_ring_peek(struct ptr_ring *r)
  *    during tail zeroing. A caller that needs a reliable "empty" must
  *    either drain the ring itself or synchronise with the consumer and test
  *    again afterwards;
- *  - a caller looping on it must relax (pp_cpu_relax()) between tests.
+ *  - a caller looping on it must relax the CPU (a pause) between tests.
  *
  * Return: true if the slot at consumer_head is free.
  */
@@ -441,9 +444,10 @@ __ptr_ring_discard_one_variant(struct ptr_ring *r, enum ptr_ring_zeroing order)
 		return;
 	}
 
-	/* Seed 002: publish the head first, so the slot a lockless empty
-	 * test reads is never one being cleared (for size >= 2), and the
-	 * common case costs one branch. */
+	/* Seed 002: publish the head first, so the slot at the new head is
+	 * never one being cleared (for size >= 2; a reader still holding the
+	 * old head can see it cleared), and the common case costs one
+	 * branch. */
 	if (PP_UNLIKELY(consumer_head - r->consumer_tail >= r->batch ||
 			consumer_head >= r->size)) {
 		int zero_end = consumer_head;
@@ -694,7 +698,8 @@ PP_API void __ptr_ring_free_queue(void **queue);
 
 /**
  * ptr_ring_init() - initialise a ring of @size slots.
- * @r: the ring (caller-owned memory, 64-byte aligned for best results)
+ * @r: the ring (caller-owned; the type is 64-byte aligned, so heap
+ *	memory must come from aligned_alloc() or posix_memalign())
  * @size: number of slots, 0..PTR_RING_SIZE_MAX. A ring of size 0 is valid
  *	and always both empty and full, as in the kernel.
  * @gfp: allocation flags (accepted for source compatibility)
@@ -757,12 +762,13 @@ PP_API int ptr_ring_resize_multiple_bh(struct ptr_ring **rings,
  * @r: the ring
  * @batch: entries in the order they were consumed
  * @n: how many
- * @destroy: called on each entry that no longer fits (the oldest of
- *	@batch stay in the ring); may be NULL to drop them.
+ * @destroy: called on each entry that no longer fits; may be NULL to drop
+ *	them.
  *
  * The zeroing batch is flushed first, then consumer_head walks backwards,
  * storing @batch from its last entry, until it meets an occupied slot (the
- * ring is full). A rare slow path, as in the kernel.
+ * ring is full): the newest entries of @batch go back, the earliest are
+ * destroyed, as in the kernel. NULL entries are skipped. A rare slow path.
  *
  * Context: any thread; takes consumer_lock, then producer_lock.
  */
