@@ -7,6 +7,7 @@
  * thread's allocations alone.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +19,21 @@ static __thread long fault_after = -1;	/* < 0: disarmed */
 static __thread long fault_count;	/* < 0: fail forever */
 static __thread unsigned long fault_injected;
 
+int _pp_fault_armed_threads;
+
 void
 pp_fault_inject_alloc(long after, long count)
 {
+	bool was_armed = fault_after >= 0, armed = after >= 0;
+
+	/* Relaxed: only this thread's own allocations must see its state,
+	 * and those are ordered by program order. */
+	if (armed && !was_armed)
+		__atomic_fetch_add(&_pp_fault_armed_threads, 1,
+				   __ATOMIC_RELAXED);
+	else if (!armed && was_armed)
+		__atomic_fetch_sub(&_pp_fault_armed_threads, 1,
+				   __ATOMIC_RELAXED);
 	fault_after = after;
 	fault_count = count;
 	fault_injected = 0;

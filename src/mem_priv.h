@@ -24,4 +24,21 @@ void _pp_free(void *ptr);
 /* True if the injector says this allocation must fail (counts it). */
 int _pp_fault_should_fail(void);
 
+/* Threads with an armed injector; lets hot allocation paths skip the
+ * thread-local lookup (a call in a shared library) when none is armed. */
+extern int _pp_fault_armed_threads;
+
+/*
+ * _pp_fault_check() - _pp_fault_should_fail() for fast paths: one relaxed
+ * load of a global while no thread has the injector armed.
+ */
+static inline int
+_pp_fault_check(void)
+{
+	if (PP_LIKELY(__atomic_load_n(&_pp_fault_armed_threads,
+				      __ATOMIC_RELAXED) == 0))
+		return 0;
+	return _pp_fault_should_fail();
+}
+
 #endif /* PAGEPOOL_MEM_PRIV_H */

@@ -28,6 +28,16 @@
 #define pp_xchg_acquire(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define pp_fetch_add_relaxed(p, v) \
 	__atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+/* Reference drops: each release publishes the dropper's writes, the
+ * acquire half lets the last dropper see all of them (page refcounts). */
+#define pp_fetch_sub_acq_rel(p, v) \
+	__atomic_fetch_sub((p), (v), __ATOMIC_ACQ_REL)
+
+/* Compare-and-swap with no ordering, for statistics only (high-water
+ * marks); *oldp receives the current value on failure. */
+#define pp_cmpxchg_relaxed(p, oldp, v) \
+	__atomic_compare_exchange_n((p), (oldp), (v), 0, __ATOMIC_RELAXED, \
+				    __ATOMIC_RELAXED)
 
 /* Compiler-only barrier, for spin loops that re-read a plain field. */
 #define pp_barrier()		__asm__ __volatile__("" ::: "memory")

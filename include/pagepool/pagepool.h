@@ -5,8 +5,9 @@
  * Umbrella header: everything public in pagepool.
  *
  * pagepool brings the Linux kernel's network memory machinery to userspace
- * with the kernel's names and semantics: ptr_ring (this release), and
- * page_pool and page_frag_cache (to come). Link with
+ * with the kernel's names and semantics: ptr_ring and the page allocator
+ * beneath page_pool (this release), and page_pool and page_frag_cache (to
+ * come). Link with
  * `pkg-config --cflags --libs pagepool`.
  */
 #ifndef PAGEPOOL_PAGEPOOL_H
@@ -15,6 +16,8 @@
 #include <pagepool/version.h>
 #include <pagepool/kcompat.h>
 #include <pagepool/fault.h>
+#include <pagepool/opts.h>
 #include <pagepool/ptr_ring.h>
+#include <pagepool/page.h>
 
 #endif /* PAGEPOOL_PAGEPOOL_H */

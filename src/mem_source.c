@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * Backing memory for the page allocator: memory sources, the regions they
+ * map, the address-to-region table, and NUMA placement.
+ *
+ * A source maps memory in 4 MiB regions aligned to 4 MiB, so every block of
+ * the largest order is naturally aligned and a region never shares a 2 MiB
+ * granule of the region table with another. The alignment comes from
+ * reserving twice the size as PROT_NONE and mapping the real memory with
+ * MAP_FIXED over the aligned middle; this works the same for anonymous,
+ * hugetlb and memfd memory. Regions are bound to their node with mbind()
+ * before anything touches them, so first touch cannot place them elsewhere.
+ *
+ * The region table is what virt_to_page() reads without locks: a top array
+ * of leaf pointers, each leaf an array of region pointers, one per 2 MiB
+ * granule. Writers (region insert/remove) serialise on map_lock and publish
+ * with release stores; readers use acquire loads. Leaves are never freed,
+ * so a reader racing with an insert sees either NULL or a complete leaf.
+ * Removing a region is only done when its source is destroyed, and the
+ * destroy contract rules out readers of its addresses.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifdef PP_HAVE_LIBNUMA
+#include <numa.h>
+#include <numaif.h>
+#endif
+
+#include <pagepool/atomic_pvt.h>
+#include <pagepool/fault.h>
+#include <pagepool/page.h>
+
+#include "mem_priv.h"
+#include "page_alloc_priv.h"
+
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+#define PP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+
+#define PP_MAP_LEAF_SIZE (1UL << PP_MAP_LEAF_BITS)
+
+/* The region table; see the file comment. */
+static struct pp_region **region_map[1UL << PP_MAP_TOP_BITS];
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct pp_mem_source *default_src;
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * ---- Region table -------------------------------------------------------
+ */
+
+struct pp_region *
+_pp_region_of(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	unsigned long pfn = a >> PAGE_SHIFT;
+	struct pp_region **leaf;
+	struct pp_region *r;
+	uintptr_t g;
+
+	if (a >> PP_MAP_ADDR_BITS)
+		return NULL;
+	g = a >> PP_MAP_SHIFT;
+	/* A3: pairs with release R3 in map_insert(). */
+	leaf = pp_load_acquire(&region_map[g >> PP_MAP_LEAF_BITS]);
+	if (leaf == NULL)
+		return NULL;
+	/* A4: pairs with release R4 in map_insert(): the region's fields and
+	 * descriptors are initialised before it is published. */
+	r = pp_load_acquire(&leaf[g & (PP_MAP_LEAF_SIZE - 1)]);
+	if (r == NULL || pfn < r->base_pfn || pfn >= r->end_pfn)
+		return NULL;
+	return r;
+}
+
+static void
+granule_range(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
+{
+	*first = (r->base_pfn << PAGE_SHIFT) >> PP_MAP_SHIFT;
+	*last = ((r->end_pfn << PAGE_SHIFT) - 1) >> PP_MAP_SHIFT;
+}
+
+/*
+ * Publish @r for every granule it touches. 0, or -EBUSY if a granule is
+ * taken (two user regions in one 2 MiB window), -ENOMEM if a leaf cannot
+ * be allocated; nothing is published on failure.
+ * Context: any thread; takes map_lock.
+ */
+static int
+map_insert(struct pp_region *r)
+{
+	struct pp_region **leaf;
+	uintptr_t first, last, g;
+	int ret = 0;
+
+	granule_range(r, &first, &last);
+	pthread_mutex_lock(&map_lock);
+	/* Pass 1: check and allocate leaves, so pass 2 cannot fail. */
+	for (g = first; g <= last; g++) {
+		leaf = region_map[g >> PP_MAP_LEAF_BITS];
+		if (leaf == NULL) {
+			leaf = _pp_zalloc_aligned(PP_MAP_LEAF_SIZE *
+							  sizeof(*leaf),
+						  PP_CACHELINE_SIZE);
+			if (leaf == NULL) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			/* R3: pairs with acquire A3 in _pp_region_of(). */
+			pp_store_release(&region_map[g >> PP_MAP_LEAF_BITS],
+					 leaf);
+		}
+		if (leaf[g & (PP_MAP_LEAF_SIZE - 1)] != NULL) {
+			ret = -EBUSY;
+			goto out;
+		}
+	}
+	for (g = first; g <= last; g++) {
+		leaf = region_map[g >> PP_MAP_LEAF_BITS];
+		/* R4: pairs with acquire A4 in _pp_region_of(). */
+		pp_store_release(&leaf[g & (PP_MAP_LEAF_SIZE - 1)], r);
+	}
+out:
+	pthread_mutex_unlock(&map_lock);
+	return ret;
+}
+
+/* Context: any thread; takes map_lock. No reader may look @r up anymore. */
+static void
+map_remove(struct pp_region *r)
+{
+	struct pp_region **leaf;
+	uintptr_t first, last, g;
+
+	granule_range(r, &first, &last);
+	pthread_mutex_lock(&map_lock);
+	for (g = first; g <= last; g++) {
+		leaf = region_map[g >> PP_MAP_LEAF_BITS];
+		if (leaf != NULL && leaf[g & (PP_MAP_LEAF_SIZE - 1)] == r)
+			pp_store_relaxed(&leaf[g & (PP_MAP_LEAF_SIZE - 1)],
+					 NULL);
+	}
+	pthread_mutex_unlock(&map_lock);
+}
+
+/*
+ * ---- NUMA ---------------------------------------------------------------
+ */
+
+static int pp_nr_nodes;
+static pthread_once_t pp_node_once = PTHREAD_ONCE_INIT;
+
+static void
+pp_node_init(void)
+{
+	int n = 1;
+
+#ifdef PP_HAVE_LIBNUMA
+	if (numa_available() >= 0) {
+		n = numa_max_node() + 1;
+		if (n < 1)
+			n = 1;
+		if (n > PP_MAX_NUMNODES)
+			n = PP_MAX_NUMNODES;
+	}
+#endif
+	pp_nr_nodes = n;
+}
+
+/* Number of node ids (highest + 1). Context: any thread. */
+int
+_pp_numa_nr_nodes(void)
+{
+	pthread_once(&pp_node_once, pp_node_init);
+	return pp_nr_nodes;
+}
+
+/* The calling thread's node. Context: any thread. */
+static int
+pp_node_local(void)
+{
+#ifdef PP_HAVE_LIBNUMA
+	if (_pp_numa_nr_nodes() > 1) {
+		int cpu = sched_getcpu();
+		int nid = cpu < 0 ? -1 : numa_node_of_cpu(cpu);
+
+		if (nid >= 0 && nid < pp_nr_nodes)
+			return nid;
+	}
+#endif
+	return 0;
+}
+
+/* The calling thread's node, for callers outside this file (page_pool's
+ * refill preference). Context: any thread. */
+int
+_pp_numa_node_local(void)
+{
+	return pp_node_local();
+}
+
+/* Bind [addr, addr + len) to @nid before first touch; 0 or -errno. */
+static int
+pp_node_bind(void *addr, size_t len, int nid)
+{
+#ifdef PP_HAVE_LIBNUMA
+	unsigned long mask[PP_MAX_NUMNODES / (8 * sizeof(unsigned long))];
+
+	if (numa_available() < 0)
+		return 0;
+	memset(mask, 0, sizeof(mask));
+	mask[nid / (8 * sizeof(unsigned long))] |=
+		1UL << (nid % (8 * sizeof(unsigned long)));
+	/* maxnode counts one past the last bit the kernel reads. */
+	if (mbind(addr, len, MPOL_BIND, mask, PP_MAX_NUMNODES + 1, 0) != 0)
+		return -errno;
+#else
+	(void)addr;
+	(void)len;
+	(void)nid;
+#endif
+	return 0;
+}
+
+/* Node of the memory at @addr (a user region), 0 if unknown. */
+static int
+pp_node_of_addr(void *addr)
+{
+#ifdef PP_HAVE_LIBNUMA
+	int nid = -1;
+
+	if (_pp_numa_nr_nodes() > 1 &&
+	    get_mempolicy(&nid, NULL, 0, addr, MPOL_F_NODE | MPOL_F_ADDR) ==
+		    0 &&
+	    nid >= 0 && nid < pp_nr_nodes)
+		return nid;
+#else
+	(void)addr;
+#endif
+	return 0;
+}
+
+/*
+ * ---- Regions ------------------------------------------------------------
+ */
+
+/*
+ * Map PP_REGION_SIZE bytes of @src's memory, aligned to PP_REGION_SIZE, at
+ * memfd offset @off, bound to @nid. NULL with errno on failure.
+ */
+static void *
+map_backing(struct pp_mem_source *src, int nid, uint64_t off)
+{
+	const size_t size = PP_REGION_SIZE;
+	int prot = PROT_READ | PROT_WRITE;
+	uintptr_t aligned;
+	void *res, *p;
+	int err;
+
+	if (_pp_fault_should_fail()) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	res = mmap(NULL, 2 * size, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return NULL;
+	aligned = ((uintptr_t)res + size - 1) & ~(uintptr_t)(size - 1);
+
+	switch (src->kind) {
+	case PP_MEM_HUGETLB:
+		p = mmap((void *)aligned, size, prot,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+				 MAP_HUGETLB | PP_MAP_HUGE_2MB,
+			 -1, 0);
+		break;
+	case PP_MEM_MEMFD:
+		p = mmap((void *)aligned, size, prot, MAP_SHARED | MAP_FIXED,
+			 src->fd, (off_t)off);
+		break;
+	default:
+		p = mmap((void *)aligned, size, prot,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		break;
+	}
+	if (p == MAP_FAILED) {
+		err = errno;
+		munmap(res, 2 * size);
+		errno = err;
+		return NULL;
+	}
+	/* Give back the slack on both sides of the aligned window. */
+	if (aligned > (uintptr_t)res)
+		munmap(res, aligned - (uintptr_t)res);
+	if ((uintptr_t)res + 2 * size > aligned + size)
+		munmap((void *)(aligned + size),
+		       (uintptr_t)res + 2 * size - (aligned + size));
+
+	if (src->requested_kind == PP_MEM_HUGETLB &&
+	    src->kind == PP_MEM_ANON)
+		madvise(p, size, MADV_HUGEPAGE);	/* advice: may fail */
+
+	err = pp_node_bind(p, size, nid);
+	if (err != 0) {
+		munmap(p, size);
+		errno = -err;
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * A region descriptor for [@addr, @addr + @len) with its page descriptors,
+ * all on node @nid. Not yet published. NULL with errno ENOMEM.
+ */
+static struct pp_region *
+region_new(struct pp_zone *z, void *addr, size_t len, int nid)
+{
+	size_t npages = len >> PAGE_SHIFT;
+	size_t hdr = (sizeof(struct pp_region) + PP_CACHELINE_SIZE - 1) &
+		     ~(size_t)(PP_CACHELINE_SIZE - 1);
+	unsigned long flags = (unsigned long)nid << PP_NODES_PGSHIFT;
+	struct pp_region *r;
+	size_t i;
+
+	/* One allocation: the header, then the descriptors on their own
+	 * cache lines (64 bytes each, so one descriptor per line). */
+	r = _pp_zalloc_aligned(hdr + npages * sizeof(struct page),
+			       PP_CACHELINE_SIZE);
+	if (r == NULL)
+		return NULL;
+	r->pages = (struct page *)((char *)r + hdr);
+	r->base_pfn = (uintptr_t)addr >> PAGE_SHIFT;
+	r->end_pfn = r->base_pfn + npages;
+	r->zone = z;
+	for (i = 0; i < npages; i++) {
+		r->pages[i].flags = flags;
+		r->pages[i].virtual = (char *)addr + (i << PAGE_SHIFT);
+	}
+	return r;
+}
+
+static void
+region_free(struct pp_region *r)
+{
+	map_remove(r);
+	if (r->map_addr != NULL)
+		munmap(r->map_addr, r->map_len);
+	_pp_free(r);
+}
+
+static void
+warn_hugetlb(const struct pp_mem_source *src, gfp_t gfp, int err)
+{
+	if ((src->flags & PP_MEM_F_NOWARN) || (gfp & __GFP_NOWARN))
+		return;
+	fprintf(stderr,
+		"pagepool: cannot map %lu MiB of 2 MiB hugepages (%s); "
+		"reserve them with vm.nr_hugepages\n",
+		PP_REGION_SIZE >> 20, strerror(err));
+}
+
+struct pp_region *
+_pp_region_grow(struct pp_zone *z, gfp_t gfp)
+{
+	struct pp_mem_source *src = z->src;
+	struct pp_region *r;
+	uint64_t off = 0;
+	void *addr;
+	int err;
+
+	if (src->kind == PP_MEM_USER) {
+		errno = ENOMEM;		/* fixed size: never grows */
+		return NULL;
+	}
+	pthread_mutex_lock(&src->lock);
+	if (src->max_bytes != 0 &&
+	    src->mapped_bytes + PP_REGION_SIZE > src->max_bytes) {
+		pthread_mutex_unlock(&src->lock);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (src->kind == PP_MEM_MEMFD) {
+		/* Offsets only ever grow, and the file grows under the lock
+		 * too, so concurrent growth on two nodes cannot shrink it. A
+		 * failed growth leaves a hole: sparse, costs nothing. */
+		off = src->memfd_size;
+		if (_pp_fault_should_fail()) {
+			pthread_mutex_unlock(&src->lock);
+			errno = ENOMEM;
+			return NULL;
+		}
+		if (ftruncate(src->fd, (off_t)(off + PP_REGION_SIZE)) != 0) {
+			err = errno;
+			pthread_mutex_unlock(&src->lock);
+			errno = err;
+			return NULL;
+		}
+		src->memfd_size = off + PP_REGION_SIZE;
+	}
+	src->mapped_bytes += PP_REGION_SIZE;
+	pthread_mutex_unlock(&src->lock);
+
+	addr = map_backing(src, z->nid, off);
+	if (addr == NULL) {
+		err = errno;
+		if (src->kind == PP_MEM_HUGETLB)
+			warn_hugetlb(src, gfp, err);
+		goto fail;
+	}
+	r = region_new(z, addr, PP_REGION_SIZE, z->nid);
+	if (r == NULL) {
+		err = errno;
+		munmap(addr, PP_REGION_SIZE);
+		goto fail;
+	}
+	r->map_addr = addr;
+	r->map_len = PP_REGION_SIZE;
+	r->obj_off = off;
+	err = -map_insert(r);
+	if (err != 0) {
+		/* Our regions own whole granules, so only ENOMEM here. */
+		munmap(addr, PP_REGION_SIZE);
+		_pp_free(r);
+		goto fail;
+	}
+	return r;
+
+fail:
+	pthread_mutex_lock(&src->lock);
+	src->mapped_bytes -= PP_REGION_SIZE;
+	pthread_mutex_unlock(&src->lock);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * ---- Sources ------------------------------------------------------------
+ */
+
+struct pp_zone *
+_pp_source_zone(struct pp_mem_source *src, int nid)
+{
+	if (src == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (nid == NUMA_NO_NODE) {
+		if (src->nr_zones == 1)
+			return src->zones[0];
+		nid = pp_node_local();
+	} else if (nid < 0 || nid >= _pp_numa_nr_nodes()) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (src->kind == PP_MEM_USER)
+		return src->zones[0];
+	return src->zones[nid];
+}
+
+/* Free everything of @src. Context: nobody else uses @src. */
+static void
+source_free(struct pp_mem_source *src)
+{
+	struct pp_region *r, *next;
+	struct pp_zone *z;
+	int i;
+
+	for (i = 0; src->zones != NULL && i < src->nr_zones; i++) {
+		z = src->zones[i];
+		if (z == NULL)
+			continue;
+		for (r = z->regions; r != NULL; r = next) {
+			next = r->next;
+			region_free(r);
+		}
+		pthread_mutex_destroy(&z->grow_lock);
+		_pp_free(z);
+	}
+	_pp_free(src->zones);
+	if (src->fd >= 0)
+		close(src->fd);
+	pthread_mutex_destroy(&src->lock);
+	_pp_free(src);
+}
+
+static struct pp_zone *
+zone_new(struct pp_mem_source *src, int nid)
+{
+	struct pp_zone *z;
+	int o;
+
+	z = _pp_zalloc_aligned(sizeof(*z), PP_CACHELINE_SIZE);
+	if (z == NULL)
+		return NULL;
+	pp_spin_lock_init(&z->lock);
+	for (o = 0; o < NR_PAGE_ORDERS; o++) {
+		z->free_area[o].next = &z->free_area[o];
+		z->free_area[o].prev = &z->free_area[o];
+	}
+	pthread_mutex_init(&z->grow_lock, NULL);
+	z->src = src;
+	z->nid = nid;
+	return z;
+}
+
+/*
+ * Copy @opts into @out, accepting a caller built against an older (shorter)
+ * or newer (longer) struct as long as the unknown tail is zero.
+ */
+static int
+opts_copy(const struct pp_mem_source_opts *opts,
+	  struct pp_mem_source_opts *out)
+{
+	size_t i, sz;
+
+	memset(out, 0, sizeof(*out));
+	if (opts == NULL)
+		return 0;
+	sz = opts->sz;
+	if (sz < sizeof(size_t))
+		return -EINVAL;
+	for (i = sizeof(*out); i < sz; i++)
+		if (((const unsigned char *)opts)[i] != 0)
+			return -EINVAL;
+	memcpy(out, opts, sz < sizeof(*out) ? sz : sizeof(*out));
+	return 0;
+}
+
+static int
+opts_validate(const struct pp_mem_source_opts *o)
+{
+	uintptr_t a = (uintptr_t)o->addr;
+
+	if (o->flags & ~PP_MEM_F_ALL)
+		return -EINVAL;
+	switch (o->kind) {
+	case PP_MEM_ANON:
+	case PP_MEM_HUGETLB:
+	case PP_MEM_MEMFD:
+		if (o->nid != 0 && o->nid != NUMA_NO_NODE)
+			return -EINVAL;
+		if (o->addr != NULL || o->len != 0)
+			return -EINVAL;
+		if (o->max_bytes != 0 && o->max_bytes < PP_REGION_SIZE)
+			return -EINVAL;
+		return 0;
+	case PP_MEM_USER:
+		if (a == 0 || (a & (PAGE_SIZE - 1)) || o->len == 0 ||
+		    (o->len & (PAGE_SIZE - 1)) || a + o->len < a ||
+		    ((a + o->len - 1) >> PP_MAP_ADDR_BITS) != 0)
+			return -EINVAL;
+		if (o->nid != NUMA_NO_NODE &&
+		    (o->nid < 0 || o->nid >= _pp_numa_nr_nodes()))
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Build the single region of a user source and fill its zone. */
+static int
+source_add_user_region(struct pp_mem_source *src)
+{
+	struct pp_zone *z = src->zones[0];
+	struct pp_region *r;
+	int err;
+
+	r = region_new(z, src->user_addr, src->user_len, src->user_nid);
+	if (r == NULL)
+		return -errno;
+	err = map_insert(r);
+	if (err != 0) {
+		_pp_free(r);
+		return err;
+	}
+	pthread_mutex_lock(&z->grow_lock);
+	_pp_zone_add_region(z, r);
+	pthread_mutex_unlock(&z->grow_lock);
+	return 0;
+}
+
+/* Map the first region of a hugetlb source now, so that missing hugepages
+ * are reported at creation rather than at some later allocation. */
+static int
+source_probe_hugetlb(struct pp_mem_source *src)
+{
+	struct pp_zone *z = src->zones[pp_node_local() % src->nr_zones];
+	struct pp_region *r;
+	int err;
+
+	pthread_mutex_lock(&z->grow_lock);
+	r = _pp_region_grow(z, __GFP_NOWARN);
+	if (r != NULL)
+		_pp_zone_add_region(z, r);
+	err = r == NULL ? errno : 0;
+	pthread_mutex_unlock(&z->grow_lock);
+	if (r != NULL)
+		return 0;
+	/* Injected faults and descriptor allocation failures are not a
+	 * shortage of hugepages: report them as they are. */
+	if (err == ENOMEM && pp_fault_injected() == 0 &&
+	    (src->flags & PP_MEM_F_HUGETLB_FALLBACK)) {
+		src->kind = PP_MEM_ANON;
+		return 0;
+	}
+	warn_hugetlb(src, 0, err);
+	return -err;
+}
+
+struct pp_mem_source *
+pp_mem_source_create(const struct pp_mem_source_opts *opts)
+{
+	struct pp_mem_source_opts o;
+	struct pp_mem_source *src;
+	int err, i;
+
+	err = opts_copy(opts, &o);
+	if (err == 0)
+		err = opts_validate(&o);
+	if (err != 0) {
+		errno = -err;
+		return NULL;
+	}
+	src = _pp_zalloc_aligned(sizeof(*src), PP_CACHELINE_SIZE);
+	if (src == NULL)
+		return NULL;
+	pthread_mutex_init(&src->lock, NULL);
+	src->fd = -1;
+	src->kind = o.kind;
+	src->requested_kind = o.kind;
+	src->flags = o.flags;
+	src->max_bytes = o.max_bytes & ~(size_t)(PP_REGION_SIZE - 1);
+	src->nr_zones = o.kind == PP_MEM_USER ? 1 : _pp_numa_nr_nodes();
+	src->zones = _pp_zalloc_aligned(src->nr_zones * sizeof(*src->zones),
+					sizeof(void *));
+	if (src->zones == NULL)
+		goto fail_errno;
+	if (o.kind == PP_MEM_USER) {
+		src->user_addr = o.addr;
+		src->user_len = o.len;
+		src->user_nid = o.nid == NUMA_NO_NODE ?
+					pp_node_of_addr(o.addr) : o.nid;
+	}
+	for (i = 0; i < src->nr_zones; i++) {
+		src->zones[i] = zone_new(src, o.kind == PP_MEM_USER ?
+						      src->user_nid : i);
+		if (src->zones[i] == NULL)
+			goto fail_errno;
+	}
+
+	switch (o.kind) {
+	case PP_MEM_MEMFD:
+		if (_pp_fault_should_fail()) {
+			errno = ENOMEM;
+			goto fail_errno;
+		}
+		src->fd = memfd_create(o.name != NULL ? o.name : "pagepool",
+				       MFD_CLOEXEC);
+		if (src->fd < 0)
+			goto fail_errno;
+		break;
+	case PP_MEM_HUGETLB:
+		err = source_probe_hugetlb(src);
+		if (err != 0)
+			goto fail;
+		break;
+	case PP_MEM_USER:
+		err = source_add_user_region(src);
+		if (err != 0)
+			goto fail;
+		break;
+	default:
+		break;
+	}
+	return src;
+
+fail_errno:
+	err = -errno;
+fail:
+	source_free(src);
+	errno = -err;
+	return NULL;
+}
+
+int
+pp_mem_source_destroy(struct pp_mem_source *src)
+{
+	int i;
+
+	if (src == NULL)
+		return 0;
+	if (src == pp_load_acquire(&default_src))
+		return -EINVAL;
+	_pp_thread_cache_drain_source(src);
+	for (i = 0; i < src->nr_zones; i++)
+		if (_pp_zone_pages_in_use(src->zones[i]) != 0)
+			return -EBUSY;
+	source_free(src);
+	return 0;
+}
+
+struct pp_mem_source *
+pp_mem_source_default(void)
+{
+	struct pp_mem_source *src;
+
+	/* A5: pairs with release R5 below. */
+	src = pp_load_acquire(&default_src);
+	if (PP_LIKELY(src != NULL))
+		return src;
+	pthread_mutex_lock(&default_lock);
+	src = default_src;
+	if (src == NULL) {
+		src = pp_mem_source_create(NULL);
+		/* R5: pairs with acquire A5 above. */
+		if (src != NULL)
+			pp_store_release(&default_src, src);
+	}
+	pthread_mutex_unlock(&default_lock);
+	return src;
+}
+
+int
+pp_mem_source_kind(const struct pp_mem_source *src)
+{
+	if (src == NULL)
+		return -EINVAL;
+	return src->kind;
+}
+
+int
+pp_mem_source_fd(const struct pp_mem_source *src)
+{
+	if (src == NULL || src->kind != PP_MEM_MEMFD)
+		return -EINVAL;
+	return src->fd;
+}
+
+struct pp_region *
+_pp_page_region(const struct page *page)
+{
+	struct pp_region *r;
+
+	if (page == NULL)
+		return NULL;
+	r = _pp_region_of(page->virtual);
+	if (r == NULL ||
+	    &r->pages[((uintptr_t)page->virtual >> PAGE_SHIFT) -
+		      r->base_pfn] != page)
+		return NULL;
+	return r;
+}
+
+int
+pp_mem_source_page_offset(const struct pp_mem_source *src,
+			  const struct page *page, uint64_t *off)
+{
+	struct pp_region *r = _pp_page_region(page);
+
+	if (src == NULL || off == NULL || r == NULL || r->zone->src != src)
+		return -EINVAL;
+	if (src->kind != PP_MEM_MEMFD && src->kind != PP_MEM_USER)
+		return -EOPNOTSUPP;
+	*off = r->obj_off + ((uint64_t)(page - r->pages) << PAGE_SHIFT);
+	return 0;
+}
+
+struct pp_mem_source *
+pp_page_source(const struct page *page)
+{
+	struct pp_region *r = _pp_page_region(page);
+
+	if (r == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return r->zone->src;
+}

@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * The page allocator: a binary buddy allocator per zone (source and node),
+ * with per-thread caches of small blocks in front of it.
+ *
+ * Buddy. Free blocks of order k sit on the zone's free_area[k] list, their
+ * head page marked PP_PG_BUDDY with the order in page->private. Allocation
+ * takes the smallest free block of at least the wanted order and splits it,
+ * returning the upper halves to the lists; freeing merges a block with its
+ * buddy (frame number XOR 2^k) while that buddy is free, of the same order
+ * and inside the same region. All of it runs under the zone's spinlock:
+ * critical sections are a few list operations, and the per-thread caches
+ * keep most callers away from them. When the lists run dry the zone grows by
+ * one region (mem_source.c), under a mutex, outside the spinlock.
+ *
+ * Per-thread caches (the kernel's per-CPU page lists). Each thread has
+ * PP_PCP_SLOTS slots, each caching free blocks of orders 0..PP_PCP_MAX_ORDER
+ * for one zone, on LIFO lists so the most recently freed (cache-hot) block
+ * is reused first. Only the owning thread touches its slots, so a thread's
+ * alloc/free pair costs no lock and no atomic read-modify-write on shared
+ * state. Lists refill from the zone and spill back to it in batches, one
+ * lock hold per batch. A thread that uses more zones than it has slots
+ * falls back to the zone's lists for the extra ones.
+ *
+ * Cross-thread frees go into the freeing thread's cache, as a page freed on
+ * another CPU goes to that CPU's list in the kernel: no remote queue, no
+ * message to the allocating thread, and a producer/consumer pair simply moves
+ * pages from one cache to the other, bounded by the high watermark, beyond
+ * which they flow back through the zone.
+ *
+ * Thread exit drains the thread's cache to the zones (a pthread key
+ * destructor). Slots keep the zone pointer of the last zone they served
+ * after being emptied; an empty slot is never dereferenced, so a destroyed
+ * zone left there is harmless, and the slot is reused for any zone.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <pagepool/atomic_pvt.h>
+#include <pagepool/page.h>
+
+#include "mem_priv.h"
+#include "page_alloc_priv.h"
+
+#define PP_PCP_SLOTS		8
+#define PP_PCP_ORDERS		(PP_PCP_MAX_ORDER + 1)
+
+/*
+ * Cache sizes per order, in blocks: up to 1 MiB of order-0 pages and
+ * 256 KiB..1 MiB of each higher cached order per thread and zone. The
+ * refill/spill batch is a quarter of that, so one lock hold serves 64
+ * order-0 allocations (the kernel's pcp batch is 63 by default).
+ */
+static const unsigned int pcp_high[PP_PCP_ORDERS] = { 256, 32, 32, 32 };
+static const unsigned int pcp_batch[PP_PCP_ORDERS] = { 64, 8, 8, 8 };
+
+struct pp_pcp_list {
+	struct pp_list_head *head;	/* singly linked through lru.next */
+	unsigned int count;
+};
+
+struct pp_pcp {
+	struct pp_zone *zone;
+	struct pp_pcp_list lists[PP_PCP_ORDERS];
+};
+
+struct pp_thread_cache {
+	struct pp_pcp slots[PP_PCP_SLOTS];
+	int registered;		/* destructor armed (1) or impossible (-1) */
+};
+
+static __thread struct pp_thread_cache tcache;
+
+static pthread_key_t tcache_key;
+static pthread_once_t tcache_once = PTHREAD_ONCE_INIT;
+static int tcache_key_ok;
+
+#define lru_to_page(l) \
+	((struct page *)((char *)(l) - offsetof(struct page, lru)))
+
+/*
+ * ---- Diagnostics --------------------------------------------------------
+ */
+
+/* Misuse that a void function cannot return: errno, and stderr in debug
+ * builds. */
+static void
+report_bad_page(const char *fn, const struct page *page, const char *why)
+{
+#ifndef NDEBUG
+	fprintf(stderr, "pagepool: %s(%p): %s\n", fn, (const void *)page, why);
+#else
+	(void)fn;
+	(void)page;
+	(void)why;
+#endif
+	errno = EINVAL;
+}
+
+/*
+ * ---- Buddy lists (caller holds z->lock) ---------------------------------
+ */
+
+static void
+list_add(struct pp_list_head *head, struct pp_list_head *n)
+{
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	head->next = n;
+}
+
+static void
+list_del(struct pp_list_head *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = NULL;
+	n->prev = NULL;
+}
+
+static void
+buddy_insert(struct pp_zone *z, struct page *page, unsigned int order)
+{
+	page->flags |= PP_PG_BUDDY;
+	page->private = order;
+	list_add(&z->free_area[order], &page->lru);
+	z->nr_free[order]++;
+}
+
+/*
+ * Return the block at @page, of @order, from region @r to the lists,
+ * merging it with free buddies. Caller holds z->lock.
+ */
+static void
+buddy_free(struct pp_zone *z, struct pp_region *r, struct page *page,
+	   unsigned int order)
+{
+	unsigned long pfn = r->base_pfn + (unsigned long)(page - r->pages);
+	unsigned long bpfn;
+	struct page *buddy;
+
+	z->free_pages += 1UL << order;
+	while (order < MAX_PAGE_ORDER) {
+		bpfn = pfn ^ (1UL << order);
+		/* The buddy block must lie wholly inside the region. */
+		if (bpfn < r->base_pfn || bpfn + (1UL << order) > r->end_pfn)
+			break;
+		buddy = &r->pages[bpfn - r->base_pfn];
+		/* Only lock holders write flags, so this read is stable; an
+		 * allocated or cached buddy never has PP_PG_BUDDY. */
+		if (!(buddy->flags & PP_PG_BUDDY) || buddy->private != order)
+			break;
+		list_del(&buddy->lru);
+		buddy->flags &= ~PP_PG_BUDDY;
+		z->nr_free[order]--;
+		pfn &= ~(1UL << order);
+		order++;
+	}
+	buddy_insert(z, &r->pages[pfn - r->base_pfn], order);
+}
+
+/* Take a block of @order, splitting a larger one. Caller holds z->lock. */
+static struct page *
+buddy_take(struct pp_zone *z, unsigned int order)
+{
+	struct pp_list_head *l;
+	struct page *page;
+	unsigned int o;
+
+	for (o = order; o < NR_PAGE_ORDERS; o++)
+		if (z->free_area[o].next != &z->free_area[o])
+			break;
+	if (o == NR_PAGE_ORDERS)
+		return NULL;
+	l = z->free_area[o].next;
+	list_del(l);
+	page = lru_to_page(l);
+	page->flags &= ~PP_PG_BUDDY;
+	z->nr_free[o]--;
+	/* Split: the upper half of each level goes back to the lists. A
+	 * block's descriptors are contiguous, as it lies in one region. */
+	while (o > order) {
+		o--;
+		buddy_insert(z, page + (1UL << o), o);
+	}
+	z->free_pages -= 1UL << order;
+	return page;
+}
+
+void
+_pp_zone_add_region(struct pp_zone *z, struct pp_region *r)
+{
+	unsigned long pfn = r->base_pfn;
+	unsigned int o;
+
+	/* Caller holds grow_lock, which guards the region list. */
+	r->next = z->regions;
+	z->regions = r;
+
+	pp_spin_lock(&z->lock);
+	/* Cut the region into the largest naturally aligned blocks that fit;
+	 * a region we mapped is exactly one block of MAX_PAGE_ORDER. */
+	while (pfn < r->end_pfn) {
+		o = MAX_PAGE_ORDER;
+		while (o > 0 && ((pfn & ((1UL << o) - 1)) != 0 ||
+				 pfn + (1UL << o) > r->end_pfn))
+			o--;
+		buddy_insert(z, &r->pages[pfn - r->base_pfn], o);
+		pfn += 1UL << o;
+	}
+	z->managed_pages += r->end_pfn - r->base_pfn;
+	z->free_pages += r->end_pfn - r->base_pfn;
+	pp_spin_unlock(&z->lock);
+}
+
+/*
+ * Grow @z by one region unless a block of @order became free meanwhile.
+ * 0, or -1 with errno. Context: any thread; takes grow_lock, then z->lock.
+ */
+static int
+zone_grow(struct pp_zone *z, unsigned int order, gfp_t gfp)
+{
+	struct pp_region *r = NULL;
+	int have = 0, err = 0;
+	unsigned int o;
+
+	pthread_mutex_lock(&z->grow_lock);
+	pp_spin_lock(&z->lock);
+	for (o = order; o < NR_PAGE_ORDERS; o++)
+		have |= z->nr_free[o] != 0;
+	pp_spin_unlock(&z->lock);
+	if (!have) {
+		r = _pp_region_grow(z, gfp);
+		if (r != NULL)
+			_pp_zone_add_region(z, r);
+		else
+			err = errno;
+	}
+	pthread_mutex_unlock(&z->grow_lock);
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static struct pp_pcp *pcp_slot(struct pp_zone *z, int create);
+static int pcp_empty(const struct pp_pcp *pcp);
+static void pcp_drain(struct pp_pcp *pcp);
+
+/*
+ * Move up to @n blocks of @order from @z onto the singly linked @list,
+ * growing the zone if it has none. When it cannot grow, the calling
+ * thread's own cached blocks of @z (other orders, or the same order of a
+ * list not being filled) go back to the lists once, so they can merge and
+ * serve the request, as the kernel drains its per-CPU lists before failing.
+ * Other threads' caches are out of reach: memory they hold is unavailable to
+ * a capped source until they drain or exit.
+ * Return how many; 0 with errno when nothing is left. Context: any thread.
+ */
+static unsigned int
+zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
+		struct pp_list_head **list, gfp_t gfp)
+{
+	unsigned int got = 0;
+	struct pp_pcp *pcp;
+	int drained = 0;
+	struct page *page;
+
+	for (;;) {
+		pp_spin_lock(&z->lock);
+		while (got < n && (page = buddy_take(z, order)) != NULL) {
+			page->lru.next = *list;
+			*list = &page->lru;
+			got++;
+		}
+		pp_spin_unlock(&z->lock);
+		if (got != 0)
+			return got;
+		if (zone_grow(z, order, gfp) == 0)
+			continue;
+		pcp = pcp_slot(z, 0);
+		if (drained || pcp == NULL || pcp_empty(pcp))
+			return 0;	/* errno from zone_grow() */
+		/* The list being filled is empty (that is why we are here),
+		 * so draining the slot leaves *list alone. */
+		pcp_drain(pcp);
+		drained = 1;
+	}
+}
+
+/*
+ * ---- Per-thread caches (owner thread only) ------------------------------
+ */
+
+static void
+tcache_destructor(void *arg)
+{
+	(void)arg;
+	pp_thread_cache_drain();
+}
+
+static void
+tcache_key_init(void)
+{
+	tcache_key_ok = pthread_key_create(&tcache_key, tcache_destructor) == 0;
+}
+
+/* Arm the exit-time drain for this thread; false if it cannot be. */
+static int
+tcache_register(void)
+{
+	if (PP_LIKELY(tcache.registered > 0))
+		return 1;
+	if (tcache.registered < 0)
+		return 0;
+	pthread_once(&tcache_once, tcache_key_init);
+	if (tcache_key_ok && pthread_setspecific(tcache_key, &tcache) == 0) {
+		tcache.registered = 1;
+		return 1;
+	}
+	/* Without a destructor, cached pages would outlive the thread:
+	 * run this thread uncached instead. */
+	tcache.registered = -1;
+	return 0;
+}
+
+static int
+pcp_empty(const struct pp_pcp *pcp)
+{
+	unsigned int o;
+
+	for (o = 0; o < PP_PCP_ORDERS; o++)
+		if (pcp->lists[o].count != 0)
+			return 0;
+	return 1;
+}
+
+/* The calling thread's slot for @z; with @create, claim an empty one.
+ * NULL if none (the caller goes to the zone directly). */
+static struct pp_pcp *
+pcp_slot(struct pp_zone *z, int create)
+{
+	struct pp_pcp *pcp;
+	int i;
+
+	for (i = 0; i < PP_PCP_SLOTS; i++)
+		if (tcache.slots[i].zone == z)
+			return &tcache.slots[i];
+	if (!create || !tcache_register())
+		return NULL;
+	for (i = 0; i < PP_PCP_SLOTS; i++) {
+		pcp = &tcache.slots[i];
+		if (pcp->zone == NULL || pcp_empty(pcp)) {
+			pcp->zone = z;
+			return pcp;
+		}
+	}
+	return NULL;
+}
+
+/* Give @n blocks of @order from @pcp back to its zone (n = -1u: all). */
+static void
+pcp_spill(struct pp_pcp *pcp, unsigned int order, unsigned int n)
+{
+	struct pp_pcp_list *l = &pcp->lists[order];
+	struct pp_zone *z = pcp->zone;
+	struct pp_list_head *next;
+	struct page *page;
+
+	if (l->count == 0)
+		return;
+	pp_spin_lock(&z->lock);
+	while (n-- != 0 && l->head != NULL) {
+		page = lru_to_page(l->head);
+		next = l->head->next;
+		l->count--;
+		l->head = next;
+		buddy_free(z, _pp_region_of(page->virtual), page, order);
+	}
+	pp_spin_unlock(&z->lock);
+}
+
+static void
+pcp_drain(struct pp_pcp *pcp)
+{
+	unsigned int o;
+
+	for (o = 0; o < PP_PCP_ORDERS; o++)
+		pcp_spill(pcp, o, -1u);
+}
+
+void
+pp_thread_cache_drain(void)
+{
+	int i;
+
+	for (i = 0; i < PP_PCP_SLOTS; i++) {
+		pcp_drain(&tcache.slots[i]);
+		tcache.slots[i].zone = NULL;
+	}
+}
+
+void
+_pp_thread_cache_drain_source(struct pp_mem_source *src)
+{
+	int i, j;
+
+	/* Compare pointers only: a slot may hold a dead zone's address. */
+	for (i = 0; i < PP_PCP_SLOTS; i++)
+		for (j = 0; j < src->nr_zones; j++)
+			if (tcache.slots[i].zone == src->zones[j]) {
+				pcp_drain(&tcache.slots[i]);
+				tcache.slots[i].zone = NULL;
+			}
+}
+
+/*
+ * ---- Allocation ---------------------------------------------------------
+ */
+
+/* Make a free block a live one: count 1, compound tails pointing home. */
+static void
+prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
+{
+	unsigned long head = (unsigned long)page | 1UL;
+	unsigned long i;
+
+	/* Clear stale list links (and with them the pfmemalloc bit): the
+	 * head's first word must not look like a tail's. */
+	page->compound_head = 0;
+	page->_order = (unsigned char)order;
+	for (i = 1; i < (1UL << order); i++)
+		page[i].compound_head = head;
+	set_page_count(page, 1);
+	if (gfp & __GFP_ZERO)
+		memset(page_address(page), 0, PAGE_SIZE << order);
+}
+
+/* One block from @z, through the calling thread's cache when it can. */
+static struct page *
+zone_alloc(struct pp_zone *z, gfp_t gfp, unsigned int order)
+{
+	struct pp_list_head *list = NULL;
+	struct pp_pcp_list *l;
+	struct pp_pcp *pcp;
+	struct page *page;
+
+	/* Every block handed out is an injection point, so callers' slow
+	 * paths (page_pool's refill) can be tested for failure. */
+	if (PP_UNLIKELY(_pp_fault_check())) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 1) : NULL;
+	if (PP_LIKELY(pcp != NULL)) {
+		l = &pcp->lists[order];
+		if (PP_UNLIKELY(l->count == 0)) {
+			l->count = zone_take_batch(z, order, pcp_batch[order],
+						   &l->head, gfp);
+			if (l->count == 0)
+				return NULL;
+		}
+		page = lru_to_page(l->head);
+		l->head = l->head->next;
+		l->count--;
+	} else {
+		if (zone_take_batch(z, order, 1, &list, gfp) == 0)
+			return NULL;
+		page = lru_to_page(list);
+	}
+	prep_new_page(page, order, gfp);
+	return page;
+}
+
+struct page *
+alloc_pages_src(struct pp_mem_source *src, int nid, gfp_t gfp,
+		unsigned int order)
+{
+	struct pp_zone *z;
+
+	if (PP_UNLIKELY(order > MAX_PAGE_ORDER)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	z = _pp_source_zone(src, nid);
+	if (PP_UNLIKELY(z == NULL))
+		return NULL;
+	return zone_alloc(z, gfp, order);
+}
+
+struct page *
+alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	struct pp_mem_source *src;
+
+	if (PP_UNLIKELY(order > MAX_PAGE_ORDER)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	src = pp_mem_source_default();
+	if (PP_UNLIKELY(src == NULL))
+		return NULL;
+	return alloc_pages_src(src, nid, gfp, order);
+}
+
+struct page *
+alloc_pages(gfp_t gfp, unsigned int order)
+{
+	return alloc_pages_node(NUMA_NO_NODE, gfp, order);
+}
+
+unsigned long
+alloc_pages_bulk_src(struct pp_mem_source *src, int nid, gfp_t gfp,
+		     unsigned long nr_pages, struct page **page_array)
+{
+	struct pp_list_head *list;
+	struct pp_pcp_list *l = NULL;
+	unsigned long i, want;
+	struct pp_zone *z;
+	struct pp_pcp *pcp;
+	struct page *page;
+
+	if (nr_pages == 0)
+		return 0;
+	if (page_array == NULL) {
+		errno = EINVAL;
+		return 0;
+	}
+	z = _pp_source_zone(src, nid);
+	if (z == NULL)
+		return 0;
+	pcp = pcp_slot(z, 1);
+	if (pcp != NULL)
+		l = &pcp->lists[0];
+
+	for (i = 0; i < nr_pages; i++) {
+		if (page_array[i] != NULL)
+			continue;
+		if (PP_UNLIKELY(_pp_fault_check())) {
+			errno = ENOMEM;
+			break;
+		}
+		if (l != NULL) {
+			if (l->count == 0) {
+				/* Refill for the rest of the array in one lock
+				 * hold, up to the cache's high mark. */
+				want = nr_pages - i;
+				if (want < pcp_batch[0])
+					want = pcp_batch[0];
+				if (want > pcp_high[0])
+					want = pcp_high[0];
+				l->count = zone_take_batch(z, 0, want,
+							   &l->head, gfp);
+				if (l->count == 0)
+					break;
+			}
+			page = lru_to_page(l->head);
+			l->head = l->head->next;
+			l->count--;
+		} else {
+			list = NULL;
+			if (zone_take_batch(z, 0, 1, &list, gfp) == 0)
+				break;
+			page = lru_to_page(list);
+		}
+		prep_new_page(page, 0, gfp);
+		page_array[i] = page;
+	}
+	return i;
+}
+
+unsigned long
+alloc_pages_bulk_node(gfp_t gfp, int nid, unsigned long nr_pages,
+		      struct page **page_array)
+{
+	struct pp_mem_source *src;
+
+	if (nr_pages == 0)
+		return 0;
+	src = pp_mem_source_default();
+	if (src == NULL)
+		return 0;
+	return alloc_pages_bulk_src(src, nid, gfp, nr_pages, page_array);
+}
+
+unsigned long
+alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
+{
+	return alloc_pages_bulk_node(gfp, NUMA_NO_NODE, nr_pages, page_array);
+}
+
+/*
+ * ---- Freeing ------------------------------------------------------------
+ */
+
+/* Return a block whose count is zero, through the caller's cache. */
+static void
+free_the_page(struct pp_region *r, struct page *page, unsigned int order)
+{
+	struct pp_zone *z = r->zone;
+	struct pp_pcp_list *l;
+	struct pp_pcp *pcp;
+
+	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 1) : NULL;
+	if (PP_LIKELY(pcp != NULL)) {
+		l = &pcp->lists[order];
+		page->lru.next = l->head;
+		l->head = &page->lru;
+		if (PP_UNLIKELY(++l->count > pcp_high[order]))
+			pcp_spill(pcp, order, pcp_batch[order]);
+		return;
+	}
+	pp_spin_lock(&z->lock);
+	buddy_free(z, r, page, order);
+	pp_spin_unlock(&z->lock);
+}
+
+/*
+ * Drop one reference; true if it was the last. A count already at zero is
+ * a double free: undone, reported, false.
+ */
+static int
+put_page_testzero(struct page *page, const char *fn)
+{
+	int old;
+
+	/*
+	 * Sole holder: nobody else can raise the count (get_page() needs a
+	 * reference), so the last drop needs no read-modify-write.
+	 * A2': the acquire pairs with release R2 of the holders that dropped
+	 * their references before, so their writes precede the reuse.
+	 */
+	if (PP_LIKELY(pp_load_acquire(&page->_refcount) == 1)) {
+		pp_store_relaxed(&page->_refcount, 0);
+		return 1;
+	}
+	/* R2/A2: as in page_ref_sub_and_test(): every dropper releases its
+	 * writes, the last acquires them all before the block is reused. */
+	old = pp_fetch_sub_acq_rel(&page->_refcount, 1);
+
+	if (PP_LIKELY(old > 1))
+		return 0;
+	if (old == 1)
+		return 1;
+	pp_fetch_add_relaxed(&page->_refcount, 1);
+	report_bad_page(fn, page, "reference count already zero");
+	return 0;
+}
+
+/* Validate @page as the head of a live block; its region, or NULL. */
+static struct pp_region *
+check_head(const char *fn, struct page *page)
+{
+	struct pp_region *r = _pp_page_region(page);
+
+	if (PP_UNLIKELY(r == NULL)) {
+		report_bad_page(fn, page, "not a page of this allocator");
+		return NULL;
+	}
+	if (PP_UNLIKELY(PageTail(page))) {
+		report_bad_page(fn, page, "tail page of a compound block");
+		return NULL;
+	}
+	return r;
+}
+
+void
+__free_pages(struct page *page, unsigned int order)
+{
+	struct pp_region *r;
+
+	if (page == NULL)
+		return;
+	r = check_head(__func__, page);
+	if (r == NULL)
+		return;
+	if (PP_UNLIKELY(order != page->_order)) {
+		report_bad_page(__func__, page, "order is not the block's");
+		return;
+	}
+	if (put_page_testzero(page, __func__))
+		free_the_page(r, page, order);
+}
+
+void
+free_frozen_pages(struct page *page, unsigned int order)
+{
+	struct pp_region *r;
+
+	if (page == NULL)
+		return;
+	r = check_head(__func__, page);
+	if (r == NULL)
+		return;
+	if (PP_UNLIKELY(order != page->_order ||
+			page_ref_count(page) != 0)) {
+		report_bad_page(__func__, page,
+				"order differs or count is not zero");
+		return;
+	}
+	free_the_page(r, page, order);
+}
+
+void
+put_page(struct page *page)
+{
+	struct pp_region *r;
+
+	if (page == NULL)
+		return;
+	page = compound_head(page);
+	r = check_head(__func__, page);
+	if (r == NULL)
+		return;
+	if (put_page_testzero(page, __func__))
+		free_the_page(r, page, page->_order);
+}
+
+struct page *
+virt_to_page(const void *addr)
+{
+	struct pp_region *r = _pp_region_of(addr);
+
+	if (r == NULL)
+		return NULL;
+	return &r->pages[((uintptr_t)addr >> PAGE_SHIFT) - r->base_pfn];
+}
+
+/*
+ * ---- Introspection ------------------------------------------------------
+ */
+
+unsigned long
+_pp_zone_pages_in_use(struct pp_zone *z)
+{
+	unsigned long n;
+
+	pp_spin_lock(&z->lock);
+	n = z->managed_pages - z->free_pages;
+	pp_spin_unlock(&z->lock);
+	return n;
+}
+
+int
+_pp_zone_stats(struct pp_mem_source *src, int nid, struct _pp_zone_stats *st)
+{
+	struct pp_zone *z = _pp_source_zone(src, nid);
+	struct pp_region *r;
+
+	if (z == NULL || st == NULL)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&z->grow_lock);
+	for (r = z->regions; r != NULL; r = r->next)
+		st->nr_regions++;
+	pp_spin_lock(&z->lock);
+	memcpy(st->nr_free, z->nr_free, sizeof(st->nr_free));
+	st->free_pages = z->free_pages;
+	st->managed_pages = z->managed_pages;
+	pp_spin_unlock(&z->lock);
+	pthread_mutex_unlock(&z->grow_lock);
+	return 0;
+}
+
+unsigned long
+_pp_thread_cache_count(struct pp_mem_source *src, int nid)
+{
+	struct pp_zone *z = _pp_source_zone(src, nid);
+	struct pp_pcp *pcp = z != NULL ? pcp_slot(z, 0) : NULL;
+	unsigned long n = 0;
+	unsigned int o;
+
+	for (o = 0; pcp != NULL && o < PP_PCP_ORDERS; o++)
+		n += (unsigned long)pcp->lists[o].count << o;
+	return n;
+}

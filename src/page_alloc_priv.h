@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * Private: the page allocator's internal structures, shared by the buddy
+ * and per-thread caches (page_alloc.c) and the backing memory (mem_source.c).
+ *
+ * Shape. A memory source owns one zone per NUMA node (one in all for a user
+ * region). A zone owns regions: runs of pages mapped from the source, 4 MiB
+ * each when we map them, any page multiple when the caller supplies them.
+ * Each region has its own descriptor array, so page i of a region is at
+ * base + i * PAGE_SIZE and its descriptor at pages[i]. A two-level table
+ * indexed by address (2 MiB granules, as a page table would) finds the
+ * region of any address, which is what makes virt_to_page() O(1).
+ *
+ * Buddies are found by page frame number (address >> PAGE_SHIFT), so a block
+ * of order k is always aligned to 2^k pages in the address space, even in a
+ * user region that is not: such a region is cut into the largest aligned
+ * blocks that fit, and blocks never merge across a region's bounds.
+ */
+#ifndef PAGEPOOL_PAGE_ALLOC_PRIV_H
+#define PAGEPOOL_PAGE_ALLOC_PRIV_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <pagepool/page.h>
+#include <pagepool/spinlock_pvt.h>
+
+/* Regions we map: one block of the largest order. */
+#define PP_REGION_SHIFT		(PAGE_SHIFT + MAX_PAGE_ORDER)
+#define PP_REGION_SIZE		(1UL << PP_REGION_SHIFT)
+
+/* Region table: 2 MiB granules over a 48-bit address space, two levels. */
+#define PP_MAP_SHIFT		21
+#define PP_MAP_ADDR_BITS	48
+#define PP_MAP_LEAF_BITS	13
+#define PP_MAP_TOP_BITS \
+	(PP_MAP_ADDR_BITS - PP_MAP_SHIFT - PP_MAP_LEAF_BITS)
+
+/* page->flags bits (low 16); the node is in the top 16 (PP_NODES_PGSHIFT). */
+#define PP_PG_BUDDY		(1UL << 0)	/* head of a free buddy block */
+
+/* Most NUMA nodes we size tables for; libnuma may report fewer. */
+#define PP_MAX_NUMNODES		64
+
+struct pp_zone;
+
+/*
+ * struct pp_region - one run of pages and their descriptors. Immutable once
+ * published in the region table, except @next (under the zone's grow_lock).
+ */
+struct pp_region {
+	unsigned long base_pfn;
+	unsigned long end_pfn;		/* exclusive */
+	struct page *pages;
+	struct pp_zone *zone;
+	struct pp_region *next;
+	void *map_addr;			/* what we munmap(); NULL: not ours */
+	size_t map_len;
+	uint64_t obj_off;		/* offset in the memfd / user region */
+};
+
+/*
+ * struct pp_zone - the buddy allocator of one source on one node.
+ *
+ * @lock guards the free lists, the counters, and the flags/private fields
+ * of every page while it is free in the lists (and the flags of all pages
+ * of the zone: only lock holders write them after a region is published).
+ * Growth maps memory, which can take milliseconds, so it serialises on a
+ * separate mutex and takes @lock only to insert the new blocks.
+ */
+struct pp_zone {
+	struct pp_spinlock lock PP_CACHELINE_ALIGNED;
+	unsigned long free_pages;
+	unsigned long managed_pages;
+	unsigned long nr_free[NR_PAGE_ORDERS];
+	struct pp_list_head free_area[NR_PAGE_ORDERS];
+
+	/* Slow, read-mostly part. */
+	pthread_mutex_t grow_lock PP_CACHELINE_ALIGNED;
+	struct pp_region *regions;	/* under grow_lock */
+	struct pp_mem_source *src;
+	int nid;
+};
+
+/*
+ * struct pp_mem_source - backing memory and its zones.
+ */
+struct pp_mem_source {
+	int kind;			/* in use (after any fallback) */
+	int requested_kind;
+	unsigned int flags;
+	int fd;				/* MEMFD, else -1 */
+	size_t max_bytes;		/* 0: no cap */
+	void *user_addr;		/* USER */
+	size_t user_len;
+	int user_nid;			/* USER: resolved node */
+	pthread_mutex_t lock;		/* mapped_bytes, memfd_size */
+	size_t mapped_bytes;
+	uint64_t memfd_size;
+	int nr_zones;
+	struct pp_zone **zones;		/* [nr_zones], index = node */
+};
+
+/* ---- mem_source.c ---- */
+
+/* Region containing @addr, or NULL. Context: any thread, lock-free. */
+struct pp_region *_pp_region_of(const void *addr);
+
+/* Region whose descriptor @page is (validates @page), or NULL.
+ * Context: any thread, lock-free. */
+struct pp_region *_pp_page_region(const struct page *page);
+
+/*
+ * Map a new region for @z, build its descriptors and publish it in the
+ * region table. Caller holds z->grow_lock. NULL with errno on failure.
+ */
+struct pp_region *_pp_region_grow(struct pp_zone *z, gfp_t gfp);
+
+/* Zone of @src serving node @nid (NUMA_NO_NODE: the caller's node); NULL
+ * with errno EINVAL for a bad node. Context: any thread. */
+struct pp_zone *_pp_source_zone(struct pp_mem_source *src, int nid);
+
+int _pp_numa_nr_nodes(void);
+
+/* The calling thread's NUMA node (0 without libnuma). */
+int _pp_numa_node_local(void);
+
+/* ---- page_alloc.c ---- */
+
+/* Put every page of a freshly published region into @z's free lists. */
+void _pp_zone_add_region(struct pp_zone *z, struct pp_region *r);
+
+/* Drain the calling thread's cached pages of @src's zones. */
+void _pp_thread_cache_drain_source(struct pp_mem_source *src);
+
+/* Allocated or cached pages of @z (0 when all are in the free lists). */
+unsigned long _pp_zone_pages_in_use(struct pp_zone *z);
+
+/*
+ * struct _pp_zone_stats - introspection for tests: free blocks per order in
+ * the shared lists (not the thread caches), and page totals.
+ */
+struct _pp_zone_stats {
+	unsigned long nr_free[NR_PAGE_ORDERS];
+	unsigned long free_pages;
+	unsigned long managed_pages;
+	unsigned long nr_regions;
+};
+
+/* Context: any thread; takes the zone lock. -EINVAL for a bad source or
+ * node. */
+int _pp_zone_stats(struct pp_mem_source *src, int nid,
+		   struct _pp_zone_stats *st);
+
+/* Pages in the calling thread's cache for @src's zone on @nid. */
+unsigned long _pp_thread_cache_count(struct pp_mem_source *src, int nid);
+
+#endif /* PAGEPOOL_PAGE_ALLOC_PRIV_H */

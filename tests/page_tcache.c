@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * Per-thread caches: a page freed by another thread goes into the freeing
+ * thread's cache; a thread's cache is drained when it exits (so its source
+ * can be destroyed) or on pp_thread_cache_drain(); a live thread's cache
+ * keeps a source busy; a thread using more sources than it has cache slots
+ * still works (uncached for the extra ones).
+ */
+#include <pthread.h>
+
+#include "page_helpers.h"
+
+static struct pp_mem_source *src;
+static pthread_barrier_t bar;
+static struct page *handed;
+
+static void *
+cache_and_exit(void *arg)
+{
+	struct page *v[100];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 100; i++) {
+		v[i] = alloc_pages_src(src, NUMA_NO_NODE, GFP_KERNEL, i % 4);
+		CHECK(v[i] != NULL);
+	}
+	for (i = 0; i < 100; i++)
+		__free_pages(v[i], i % 4);
+	CHECK(_pp_thread_cache_count(src, NUMA_NO_NODE) > 0);
+	return NULL;		/* the exit destructor drains */
+}
+
+static void *
+cache_and_wait(void *arg)
+{
+	struct page *p;
+
+	(void)arg;
+	p = alloc_pages_src(src, NUMA_NO_NODE, GFP_KERNEL, 0);
+	CHECK(p != NULL);
+	/* A refill batch of 64, one handed out and back. */
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 63);
+	put_page(p);
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 64);
+	/* Free a page the main thread allocated: it lands here. */
+	put_page(handed);
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 65);
+	pthread_barrier_wait(&bar);	/* main: destroy fails */
+	pthread_barrier_wait(&bar);
+	pp_thread_cache_drain();
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 0);
+	pthread_barrier_wait(&bar);	/* main: destroy works */
+	return NULL;
+}
+
+int
+main(void)
+{
+	struct pp_mem_source *many[12];
+	struct page *p[12];
+	pthread_t t;
+	int i;
+
+	/* Exit drains. */
+	src = t_capped_source(PP_MEM_ANON, 1);
+	CHECK_EQ(pthread_create(&t, NULL, cache_and_exit, NULL), 0);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	t_check_whole(src);
+	CHECK_EQ(pp_mem_source_destroy(src), 0);
+
+	/* Cross-thread free; a live cache keeps the source busy. */
+	src = t_capped_source(PP_MEM_ANON, 1);
+	CHECK_EQ(pthread_barrier_init(&bar, NULL, 2), 0);
+	handed = alloc_pages_src(src, NUMA_NO_NODE, GFP_KERNEL, 0);
+	CHECK(handed != NULL);
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 63);
+	pp_thread_cache_drain();
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 0);
+	CHECK_EQ(pthread_create(&t, NULL, cache_and_wait, NULL), 0);
+	pthread_barrier_wait(&bar);
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 0);
+	CHECK_EQ(pp_mem_source_destroy(src), -EBUSY);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	CHECK_EQ(pp_mem_source_destroy(src), 0);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	pthread_barrier_destroy(&bar);
+
+	/* More sources than cache slots. */
+	for (i = 0; i < 12; i++) {
+		many[i] = t_capped_source(PP_MEM_ANON, 1);
+		p[i] = alloc_pages_src(many[i], NUMA_NO_NODE, GFP_KERNEL, 0);
+		CHECK(p[i] != NULL);
+		CHECK(pp_page_source(p[i]) == many[i]);
+	}
+	for (i = 0; i < 12; i++)
+		put_page(p[i]);
+	for (i = 0; i < 12; i++) {
+		t_check_whole(many[i]);
+		CHECK_EQ(pp_mem_source_destroy(many[i]), 0);
+	}
+	return T_EXIT_PASS;
+}
