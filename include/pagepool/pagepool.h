@@ -17,6 +17,7 @@
 #include <pagepool/kcompat.h>
 #include <pagepool/fault.h>
 #include <pagepool/opts.h>
+#include <pagepool/dma.h>
 #include <pagepool/ptr_ring.h>
 #include <pagepool/page.h>
 

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * The DMA dispatch layer and the identity device.
+ *
+ * Every public DMA call lands here first: arguments are checked (a bad one
+ * is -EINVAL and changes nothing), a device that was unbound turns the call
+ * into a fault (or ENODEV for map), the device's op runs, and only then is
+ * the call counted. Keeping validation, the unbound rule and the counters
+ * in one place is what lets the IOMMU model and custom devices (an AF_XDP
+ * UMEM) be nothing but address translation, and lets page_pool tests count
+ * maps and syncs the same way on any device.
+ *
+ * Counters are relaxed atomics on their own cache lines: they order
+ * nothing, and map/sync sit on page_pool's refill and recycle paths, where
+ * a lock would cost more than the work being counted.
+ *
+ * The identity device is the machine without an IOMMU: the DMA address is
+ * the virtual address and syncs are compiler barriers (x86 DMA is cache
+ * coherent). It cannot see which addresses are mapped, so it only faults on
+ * use after unbind and on the addresses 0 and DMA_MAPPING_ERROR.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pagepool/atomic_pvt.h>
+#include <pagepool/spinlock_pvt.h>
+
+#include "dma_priv.h"
+#include "mem_priv.h"
+#include "opts_priv.h"
+
+enum dma_counter {
+#define DMA_COUNTER_ENUM(name) DMA_C_##name,
+	PP_DMA_STATS_COUNTERS(DMA_COUNTER_ENUM)
+#undef DMA_COUNTER_ENUM
+	DMA_C_NR,
+};
+
+#define DMA_NAME_MAX 32
+
+struct device {
+	/* Read-mostly: set at creation, read by every call. */
+	struct pp_dma_ops ops;
+	void *priv;
+	unsigned int flags;
+	/* 0 until pp_dma_dev_unbind(); R1/A1 below. */
+	int unbound;
+	/* Set once, by the first fault that prints the report. */
+	int reported;
+	char name[DMA_NAME_MAX];
+
+	/* Rare: unbind and the last-fault record, under @lock. */
+	struct pp_spinlock lock PP_CACHELINE_ALIGNED;
+	uint32_t last_fault_reason;
+	uint64_t last_fault_addr;
+
+	/* Relaxed statistics, written from every thread. live_mappings is
+	 * signed: an unmap on another thread may count before its map did. */
+	uint64_t ctr[DMA_C_NR] PP_CACHELINE_ALIGNED;
+	int64_t live;
+};
+
+static inline void
+dma_count(struct device *dev, enum dma_counter c, uint64_t n)
+{
+	/* Statistics only: relaxed, pairs with nothing. */
+	pp_fetch_add_relaxed(&dev->ctr[c], n);
+}
+
+static inline bool
+dma_dir_valid(enum dma_data_direction dir)
+{
+	return dir == DMA_BIDIRECTIONAL || dir == DMA_TO_DEVICE ||
+	       dir == DMA_FROM_DEVICE;
+}
+
+static inline bool
+dma_is_unbound(const struct device *dev)
+{
+	/* A1: pairs with release R1 in pp_dma_dev_unbind(): a call that sees
+	 * the device unbound also sees the op's unbind work. */
+	return pp_load_acquire(&dev->unbound) != 0;
+}
+
+static inline int
+dma_einval(void)
+{
+	errno = EINVAL;
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Faults */
+
+static const char *const dma_fault_names[PP_DMA_FAULT_NR] = {
+	[PP_DMA_FAULT_NONE] = "no fault",
+	[PP_DMA_FAULT_UNMAPPED] = "address not mapped",
+	[PP_DMA_FAULT_RANGE] = "access outside the mapping",
+	[PP_DMA_FAULT_DIR] = "direction not allowed by the mapping",
+	[PP_DMA_FAULT_SIZE] = "unmap size differs from map size",
+	[PP_DMA_FAULT_UNBOUND] = "device unbound",
+	[PP_DMA_FAULT_DEVICE] = "device error",
+};
+
+const char *
+pp_dma_fault_str(enum pp_dma_fault_reason reason)
+{
+	if ((unsigned int)reason >= PP_DMA_FAULT_NR)
+		return "?";
+	return dma_fault_names[reason];
+}
+
+/*
+ * Context: any thread, concurrently with every other call on @dev. Never
+ * called with a lock held: the report prints and a fatal device aborts.
+ */
+int
+pp_dma_dev_fault(struct device *dev, dma_addr_t addr,
+		 enum pp_dma_fault_reason reason)
+{
+	if (dev == NULL || (unsigned int)reason == PP_DMA_FAULT_NONE ||
+	    (unsigned int)reason >= PP_DMA_FAULT_NR)
+		return dma_einval();
+
+	pp_spin_lock(&dev->lock);
+	dev->last_fault_addr = addr;
+	dev->last_fault_reason = reason;
+	pp_spin_unlock(&dev->lock);
+	dma_count(dev, DMA_C_faults, 1);
+
+	/* Once per device; the exchange only elects the reporter (no data
+	 * is published through it). */
+	if (!(dev->flags & PP_DMA_F_QUIET) &&
+	    pp_xchg_acquire(&dev->reported, 1) == 0)
+		fprintf(stderr,
+			"pagepool: DMA fault on device %s: %s at %#llx%s\n",
+			dev->name, pp_dma_fault_str(reason),
+			(unsigned long long)addr,
+			(dev->flags & PP_DMA_F_FATAL) ?
+				", aborting" :
+				"; further faults are only counted");
+	if (dev->flags & PP_DMA_F_FATAL)
+		abort();
+	errno = EFAULT;
+	return -EFAULT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation and destruction */
+
+struct device *
+_pp_dma_dev_create(const struct pp_dma_ops *ops, void *priv,
+		   unsigned int flags, const char *name,
+		   const char *default_name)
+{
+	struct device *dev;
+
+	dev = _pp_zalloc_aligned(sizeof(*dev), PP_CACHELINE_SIZE);
+	if (dev == NULL)
+		return NULL;
+	dev->ops = *ops;
+	dev->priv = priv;
+	dev->flags = flags;
+	pp_spin_lock_init(&dev->lock);
+	snprintf(dev->name, sizeof(dev->name), "%s",
+		 name != NULL ? name : default_name);
+	return dev;
+}
+
+struct device *
+pp_dma_dev_create_ops(const struct pp_dma_ops *ops, void *priv,
+		      const struct pp_dma_dev_opts *opts)
+{
+	struct pp_dma_ops copy;
+	unsigned int flags;
+
+	if (ops == NULL || !PP_OPTS_VALID(ops) || !PP_OPTS_VALID(opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Take only the part of @ops the caller's struct has. */
+	memset(&copy, 0, sizeof(copy));
+	memcpy(&copy, ops, ops->sz < sizeof(copy) ? ops->sz : sizeof(copy));
+	copy.sz = sizeof(copy);
+	flags = PP_OPTS_GET(opts, flags, 0u);
+	if (copy.map_page == NULL || copy.unmap_page == NULL ||
+	    (flags & ~PP_DMA_F_ALL) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return _pp_dma_dev_create(&copy, priv, flags,
+				  PP_OPTS_GET(opts, name, NULL), "custom");
+}
+
+/* Context: nothing else may use @dev, now or later. */
+void
+pp_dma_dev_destroy(struct device *dev)
+{
+	int64_t live;
+
+	if (dev == NULL)
+		return;
+	live = pp_load_relaxed(&dev->live);
+	if (live != 0 && !(dev->flags & PP_DMA_F_QUIET))
+		fprintf(stderr,
+			"pagepool: DMA device %s destroyed with %lld live "
+			"mapping(s)\n",
+			dev->name, (long long)live);
+	if (dev->ops.release != NULL)
+		dev->ops.release(dev);
+	_pp_free(dev);
+}
+
+/*
+ * Context: any thread. Serialised against itself by dev->lock. A map
+ * racing with unbind either fails with ENODEV or succeeds and stays live
+ * (the IOMMU model decides that under its own lock); unbind_live_mappings
+ * is a snapshot that may miss such a racing map. Unbinding while other
+ * threads still map is the caller's bug, as it is in a driver.
+ */
+int
+pp_dma_dev_unbind(struct device *dev)
+{
+	if (dev == NULL)
+		return dma_einval();
+	pp_spin_lock(&dev->lock);
+	if (pp_load_relaxed(&dev->unbound) != 0) {
+		pp_spin_unlock(&dev->lock);
+		errno = EALREADY;
+		return -EALREADY;
+	}
+	if (dev->ops.unbind != NULL)
+		dev->ops.unbind(dev);
+	pp_store_relaxed(&dev->ctr[DMA_C_unbind_live_mappings],
+			 (uint64_t)pp_load_relaxed(&dev->live));
+	/* R1: pairs with acquire A1 in dma_is_unbound(). */
+	pp_store_release(&dev->unbound, 1);
+	pp_spin_unlock(&dev->lock);
+	return 0;
+}
+
+void *
+pp_dma_dev_priv(const struct device *dev)
+{
+	return dev != NULL ? dev->priv : NULL;
+}
+
+const char *
+pp_dma_dev_name(const struct device *dev)
+{
+	return dev != NULL ? dev->name : "";
+}
+
+bool
+pp_dma_dev_need_sync(const struct device *dev)
+{
+	return dev != NULL && !(dev->flags & PP_DMA_F_COHERENT);
+}
+
+/* ------------------------------------------------------------------ */
+/* Map, unmap, sync, device access */
+
+static void
+dma_count_sync(struct device *dev, bool for_cpu, size_t size)
+{
+	if (for_cpu) {
+		dma_count(dev, DMA_C_syncs_for_cpu, 1);
+		dma_count(dev, DMA_C_bytes_synced_for_cpu, size);
+	} else {
+		dma_count(dev, DMA_C_syncs_for_device, 1);
+		dma_count(dev, DMA_C_bytes_synced_for_device, size);
+	}
+}
+
+dma_addr_t
+pp_dma_map(struct device *dev, void *vaddr, size_t size,
+	   enum dma_data_direction dir, unsigned long attrs)
+{
+	dma_addr_t addr;
+	int64_t live;
+	uint64_t max;
+
+	if (dev == NULL || vaddr == NULL || size == 0 ||
+	    size > UINTPTR_MAX - (uintptr_t)vaddr || !dma_dir_valid(dir) ||
+	    (attrs & ~DMA_ATTR_ALL) != 0) {
+		errno = EINVAL;
+		return DMA_MAPPING_ERROR;
+	}
+	if (dma_is_unbound(dev)) {
+		dma_count(dev, DMA_C_map_errors, 1);
+		errno = ENODEV;
+		return DMA_MAPPING_ERROR;
+	}
+	addr = dev->ops.map_page(dev, vaddr, size, dir, attrs);
+	if (addr == DMA_MAPPING_ERROR) {
+		dma_count(dev, DMA_C_map_errors, 1);
+		return DMA_MAPPING_ERROR;
+	}
+	dma_count(dev, DMA_C_maps, 1);
+	/* Statistics only: relaxed, pairs with nothing. */
+	live = pp_fetch_add_relaxed(&dev->live, 1) + 1;
+	max = pp_load_relaxed(&dev->ctr[DMA_C_max_live_mappings]);
+	while (live > 0 && (uint64_t)live > max &&
+	       !pp_cmpxchg_relaxed(&dev->ctr[DMA_C_max_live_mappings], &max,
+				   (uint64_t)live))
+		;
+	/* The op synced the new mapping for the device itself, as the
+	 * kernel's map_page ops do; count it. */
+	if (!(attrs & DMA_ATTR_SKIP_CPU_SYNC))
+		dma_count_sync(dev, false, size);
+	return addr;
+}
+
+int
+pp_dma_unmap(struct device *dev, dma_addr_t addr, size_t size,
+	     enum dma_data_direction dir, unsigned long attrs)
+{
+	int ret;
+
+	if (dev == NULL || size == 0 || !dma_dir_valid(dir) ||
+	    (attrs & ~DMA_ATTR_ALL) != 0)
+		return dma_einval();
+	if (dma_is_unbound(dev))
+		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNBOUND);
+	ret = dev->ops.unmap_page(dev, addr, size, dir, attrs);
+	if (ret != 0)
+		return ret;
+	dma_count(dev, DMA_C_unmaps, 1);
+	/* Statistics only: relaxed, pairs with nothing. */
+	pp_fetch_add_relaxed(&dev->live, -1);
+	if (!(attrs & DMA_ATTR_SKIP_CPU_SYNC) && dir != DMA_TO_DEVICE)
+		dma_count_sync(dev, true, size);
+	return 0;
+}
+
+static int
+dma_sync(struct device *dev, dma_addr_t addr, size_t offset, size_t size,
+	 enum dma_data_direction dir, bool for_cpu)
+{
+	int (*op)(struct device *, dma_addr_t, size_t,
+		  enum dma_data_direction);
+	int ret;
+
+	if (dev == NULL || !dma_dir_valid(dir) || addr + offset < addr)
+		return dma_einval();
+	if (dma_is_unbound(dev))
+		return pp_dma_dev_fault(dev, addr + offset,
+					PP_DMA_FAULT_UNBOUND);
+	op = for_cpu ? dev->ops.sync_single_for_cpu :
+		       dev->ops.sync_single_for_device;
+	if (op != NULL) {
+		ret = op(dev, addr + offset, size, dir);
+		if (ret != 0)
+			return ret;
+	}
+	dma_count_sync(dev, for_cpu, size);
+	return 0;
+}
+
+int
+pp_dma_sync_for_device(struct device *dev, dma_addr_t addr, size_t offset,
+		       size_t size, enum dma_data_direction dir)
+{
+	return dma_sync(dev, addr, offset, size, dir, false);
+}
+
+int
+pp_dma_sync_for_cpu(struct device *dev, dma_addr_t addr, size_t offset,
+		    size_t size, enum dma_data_direction dir)
+{
+	return dma_sync(dev, addr, offset, size, dir, true);
+}
+
+static int
+dma_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
+	   bool to_memory)
+{
+	int ret;
+
+	if (dev == NULL || buf == NULL || len == 0)
+		return dma_einval();
+	if (dev->ops.access == NULL) {
+		errno = EOPNOTSUPP;
+		return -EOPNOTSUPP;
+	}
+	if (dma_is_unbound(dev))
+		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNBOUND);
+	ret = dev->ops.access(dev, addr, buf, len, to_memory);
+	if (ret != 0)
+		return ret;
+	if (to_memory) {
+		dma_count(dev, DMA_C_dev_writes, 1);
+		dma_count(dev, DMA_C_bytes_written, len);
+	} else {
+		dma_count(dev, DMA_C_dev_reads, 1);
+		dma_count(dev, DMA_C_bytes_read, len);
+	}
+	return 0;
+}
+
+int
+pp_dma_dev_write(struct device *dev, dma_addr_t addr, const void *src,
+		 size_t len)
+{
+	/* A device write only reads the buffer: @src is never stored to. */
+	return dma_access(dev, addr, (void *)(uintptr_t)src, len, true);
+}
+
+int
+pp_dma_dev_read(struct device *dev, dma_addr_t addr, void *dst, size_t len)
+{
+	return dma_access(dev, addr, dst, len, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics */
+
+int
+pp_dma_dev_get_stats(const struct device *dev, struct pp_dma_stats *stats)
+{
+	struct pp_dma_stats s;
+	struct device *d = (struct device *)(uintptr_t)dev;
+	int64_t live;
+	size_t n;
+
+	if (dev == NULL || stats == NULL ||
+	    stats->sz < offsetof(struct pp_dma_stats, version) +
+				sizeof(stats->version))
+		return dma_einval();
+	memset(&s, 0, sizeof(s));
+	s.sz = stats->sz;
+	s.version = PP_DMA_STATS_VERSION;
+	s.unbound = pp_load_acquire(&d->unbound) != 0;
+	pp_spin_lock(&d->lock);
+	s.last_fault_reason = d->last_fault_reason;
+	s.last_fault_addr = d->last_fault_addr;
+	pp_spin_unlock(&d->lock);
+#define DMA_STATS_COPY(name) \
+	s.name = pp_load_relaxed(&d->ctr[DMA_C_##name]);
+	PP_DMA_STATS_COUNTERS(DMA_STATS_COPY)
+#undef DMA_STATS_COPY
+	/* live_mappings is kept signed apart; a transiently negative value
+	 * (an unmap counted before its map) reads as 0. */
+	live = pp_load_relaxed(&d->live);
+	s.live_mappings = live > 0 ? (uint64_t)live : 0;
+	n = stats->sz < sizeof(s) ? stats->sz : sizeof(s);
+	memcpy(stats, &s, n);
+	return 0;
+}
+
+int
+pp_dma_dev_dump(const struct device *dev, FILE *f)
+{
+	PP_OPTS(pp_dma_stats, s);
+
+	if (dev == NULL || f == NULL || pp_dma_dev_get_stats(dev, &s) != 0)
+		return dma_einval();
+	fprintf(f, "device %s\n", dev->name);
+	fprintf(f, "unbound %u\n", s.unbound);
+	fprintf(f, "last_fault %s at %#llx\n",
+		pp_dma_fault_str(s.last_fault_reason),
+		(unsigned long long)s.last_fault_addr);
+#define DMA_DUMP(name) \
+	fprintf(f, "%s %llu\n", #name, (unsigned long long)s.name);
+	PP_DMA_STATS_COUNTERS(DMA_DUMP)
+#undef DMA_DUMP
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The identity device */
+
+static bool
+identity_bad(dma_addr_t addr, size_t size)
+{
+#if UINTPTR_MAX < UINT64_MAX
+	if (addr > UINTPTR_MAX)
+		return true;
+#endif
+	return addr == 0 || addr == DMA_MAPPING_ERROR ||
+	       size > UINTPTR_MAX - addr;
+}
+
+static dma_addr_t
+identity_map(struct device *dev, void *vaddr, size_t size,
+	     enum dma_data_direction dir, unsigned long attrs)
+{
+	(void)dev;
+	(void)size;
+	(void)dir;
+	(void)attrs;
+	/* Coherent: nothing to write back, but keep the compiler from
+	 * sinking CPU stores past the point the device may read. */
+	pp_barrier();
+	return (dma_addr_t)(uintptr_t)vaddr;
+}
+
+static int
+identity_unmap(struct device *dev, dma_addr_t addr, size_t size,
+	       enum dma_data_direction dir, unsigned long attrs)
+{
+	(void)dir;
+	(void)attrs;
+	if (identity_bad(addr, size))
+		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNMAPPED);
+	pp_barrier();
+	return 0;
+}
+
+static int
+identity_sync(struct device *dev, dma_addr_t addr, size_t size,
+	      enum dma_data_direction dir)
+{
+	(void)dir;
+	if (identity_bad(addr, size))
+		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNMAPPED);
+	pp_barrier();
+	return 0;
+}
+
+static int
+identity_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
+		bool to_memory)
+{
+	void *mem;
+
+	if (identity_bad(addr, len))
+		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNMAPPED);
+	mem = (void *)(uintptr_t)addr;
+	if (to_memory)
+		memcpy(mem, buf, len);
+	else
+		memcpy(buf, mem, len);
+	return 0;
+}
+
+static const struct pp_dma_ops identity_ops = {
+	.sz = sizeof(struct pp_dma_ops),
+	.map_page = identity_map,
+	.unmap_page = identity_unmap,
+	.sync_single_for_device = identity_sync,
+	.sync_single_for_cpu = identity_sync,
+	.access = identity_access,
+};
+
+struct device *
+pp_dma_identity_create(const struct pp_dma_dev_opts *opts)
+{
+	unsigned int flags;
+
+	if (!PP_OPTS_VALID(opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	flags = PP_OPTS_GET(opts, flags, 0u);
+	if ((flags & ~PP_DMA_F_ALL) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return _pp_dma_dev_create(&identity_ops, NULL, flags,
+				  PP_OPTS_GET(opts, name, NULL), "identity");
+}
