@@ -20,5 +20,6 @@
 #include <pagepool/dma.h>
 #include <pagepool/ptr_ring.h>
 #include <pagepool/page.h>
+#include <pagepool/page_pool.h>
 
 #endif /* PAGEPOOL_PAGEPOOL_H */

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * DOC: page_pool — a recycling page allocator for packet processing
+ *
+ * The kernel's page_pool (net/core/page_pool.c) with its names and
+ * semantics. A pool hands out pages (2^order blocks) to one allocating
+ * context, the owner: the RX thread of a NIC queue, an AF_XDP poll loop, an
+ * io_uring completion loop. Pages come back from anywhere:
+ *
+ *   owner allocates  ->  alloc cache (LIFO, 128)  <- owner recycles
+ *                              ^ refill 64
+ *   other threads return ->  ptr_ring (1024..16384)
+ *                              ^ bulk slow path: the page allocator
+ *
+ * Allocation pops the alloc cache: no lock, no atomic read-modify-write.
+ * When it is empty the cache refills from the ring (the owner is the
+ * ring's only consumer, so that is lockless too) and, when the ring is
+ * empty, from the page allocator in bulk (alloc_pages_bulk). A page put by
+ * the owner goes straight back into the cache; a page put by any other
+ * thread goes into the ring under its producer lock; a page that cannot be
+ * recycled (someone else still holds a reference, the ring is full) is
+ * released to the page allocator. Every page that enters the pool is
+ * counted (hold), every page that leaves it is counted (release); the
+ * difference is what is in flight.
+ *
+ * Owner. NAPI becomes a thread: a pool created with params.napi (filled
+ * by napi_init_current() in the RX thread), or given one later with
+ * page_pool_enable_direct_recycling(), recycles directly when the putting
+ * thread is that owner. page_pool_disable_direct_recycling() ends it and
+ * must be called by the owner, or after the owner stopped using the pool,
+ * before the owner thread exits.
+ *
+ * DMA. With PP_FLAG_DMA_MAP every page is mapped once, when it enters the
+ * pool, and unmapped when it leaves; with PP_FLAG_DMA_SYNC_DEV it is synced
+ * for the device at map time and on each recycle. Every mapped page is
+ * tracked, and page_pool_destroy() unmaps the pages still in flight, so a
+ * page returned after the device went away never touches it (the seed-003
+ * IOMMU crash, fixed).
+ *
+ * Destroy. page_pool_destroy() releases what the pool holds; pages still in
+ * flight keep the pool alive, and a background retry frees it when the last
+ * one comes back, warning periodically ("stalled pool shutdown") meanwhile.
+ * A put racing with destroy never touches freed pool memory: a put touches
+ * the pool only while it holds the page's in-flight count, and gives that
+ * up with its last access (a ring produce inside the producer lock, which
+ * the release path takes before freeing; or the release-count increment).
+ *
+ * Errors: page_pool_create() returns NULL and sets errno; allocations
+ * return NULL (errno ENOMEM or EINVAL); int functions return 0 or -errno.
+ * Statistics are kept unless built with -DPAGE_POOL_STATS=0 (meson
+ * -Dstats=false), which removes their cost from the fast paths.
+ */
+#ifndef PAGEPOOL_PAGE_POOL_H
+#define PAGEPOOL_PAGE_POOL_H
+
+#include <pagepool/page_pool_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef PAGE_POOL_STATS
+#define PAGE_POOL_STATS 1
+#endif
+
+/*
+ * Single-writer counters: a relaxed store of the incremented value is a
+ * plain increment on every target, and lets other threads read the counter
+ * (page_pool_get_stats()) without a data race.
+ */
+#if PAGE_POOL_STATS
+#define __pp_stat_inc(field)                                                 \
+	pp_store_relaxed(&(field), pp_load_relaxed(&(field)) + 1)
+#else
+#define __pp_stat_inc(field) do { } while (0)
+#endif
+#define pp_alloc_stat_inc(pool, name) __pp_stat_inc((pool)->alloc_stats.name)
+
+/*
+ * ---- Owner identity -----------------------------------------------------
+ */
+
+/**
+ * pp_thread_self() - an identity of the calling thread (its thread
+ * pointer), unique among live threads. One instruction on x86-64 and
+ * arm64.
+ */
+static inline unsigned long
+pp_thread_self(void)
+{
+	return (unsigned long)__builtin_thread_pointer();
+}
+
+/** napi_init_current() - make the calling thread @napi's owner. */
+static inline void
+napi_init_current(struct napi_struct *napi)
+{
+	napi->list_owner = pp_thread_self();
+}
+
+/*
+ * ---- Create, destroy, owner ---------------------------------------------
+ */
+
+/**
+ * page_pool_create() - create a pool.
+ * @params: parameters (copied).
+ *
+ * Validation, as the kernel's: flags outside PP_FLAG_ALL; PP_FLAG_DMA_MAP
+ * without a device or with a dma_dir other than DMA_FROM_DEVICE or
+ * DMA_BIDIRECTIONAL; PP_FLAG_DMA_SYNC_DEV without PP_FLAG_DMA_MAP or with
+ * max_len 0; order above MAX_PAGE_ORDER; a node that does not exist; a napi
+ * with no owner. pool_size 0 means 1024; more than 16384 is clamped.
+ *
+ * Context: any thread. The pool's allocation side then belongs to one
+ * context at a time (the owner, if any).
+ * Return: the pool; NULL with errno EINVAL (bad @params) or ENOMEM.
+ */
+PP_API struct page_pool *page_pool_create(const struct page_pool_params *params);
+
+/**
+ * page_pool_destroy() - drop the creator's reference; on the last one,
+ * release the pool.
+ * @pool: the pool, or NULL (ignored).
+ *
+ * Direct recycling is disabled, the partly used fragment page returned,
+ * the alloc cache and the ring emptied, every tracked DMA mapping undone.
+ * If pages are still in flight the pool stays allocated until they are all
+ * back; a background thread retries every params.defer_ms and warns every
+ * params.defer_warn_ms on stderr ("page_pool_release_retry() stalled pool
+ * shutdown: id N, M inflight S sec").
+ *
+ * Context: the owner, or any thread once the owner no longer uses the
+ * pool. Pages may still be returned from any thread, before and after.
+ */
+PP_API void page_pool_destroy(struct page_pool *pool);
+
+/**
+ * page_pool_get() - take another user reference (the kernel's user_cnt);
+ * each one is dropped by a page_pool_destroy().
+ */
+PP_API void page_pool_get(struct page_pool *pool);
+
+/**
+ * page_pool_use_xdp_mem() - take a user reference for a memory model and
+ * register @disconnect, called with the pool when it is finally freed.
+ */
+PP_API void page_pool_use_xdp_mem(struct page_pool *pool,
+				  void (*disconnect)(void *pool));
+
+/**
+ * page_pool_enable_direct_recycling() - let @napi's owner recycle directly.
+ * Return: 0; -EINVAL for NULL arguments or an owner-less @napi; -EBUSY if
+ * another owner is set.
+ * Context: the pool's allocation context.
+ */
+PP_API int page_pool_enable_direct_recycling(struct page_pool *pool,
+					     struct napi_struct *napi);
+
+/**
+ * page_pool_disable_direct_recycling() - no thread recycles directly any
+ * more; every put goes through the ring.
+ * Context: the owner, or after the owner stopped using the pool.
+ */
+PP_API void page_pool_disable_direct_recycling(struct page_pool *pool);
+
+/**
+ * page_pool_update_nid() - prefer node @new_nid from now on; the alloc
+ * cache is released so that later refills apply the new node.
+ * Context: the allocation context.
+ */
+PP_API void page_pool_update_nid(struct page_pool *pool, int new_nid);
+
+/** page_pool_nid_changed() - page_pool_update_nid() if @new_nid differs. */
+static inline void
+page_pool_nid_changed(struct page_pool *pool, int new_nid)
+{
+	if (PP_UNLIKELY(pool->p.nid != new_nid))
+		page_pool_update_nid(pool, new_nid);
+}
+
+/*
+ * ---- Allocation ---------------------------------------------------------
+ */
+
+/**
+ * __page_pool_alloc_pages_slow() - refill the alloc cache from the ring or
+ * the page allocator and return a page. Out of line; called by
+ * page_pool_alloc_pages() when the cache is empty.
+ * Context: the allocation context.
+ */
+PP_API struct page *__page_pool_alloc_pages_slow(struct page_pool *pool,
+						 gfp_t gfp);
+
+/**
+ * page_pool_alloc_pages() - a page (2^order block) from the pool.
+ * @pool: the pool
+ * @gfp: allocation flags (__GFP_NOWARN silences warnings of the slow path)
+ *
+ * The block has pp_ref_count 1 and the pool's DMA mapping.
+ * Context: the allocation context only (the owner); not thread-safe.
+ * Return: the page, or NULL with errno ENOMEM.
+ */
+static inline struct page *
+page_pool_alloc_pages(struct page_pool *pool, gfp_t gfp)
+{
+	uint32_t count = pool->alloc.count;
+
+	if (PP_LIKELY(count > 0)) {
+		struct page *page = pool->alloc.cache[--count];
+
+		/* Count last: the compiler keeps the counter update from
+		 * forcing a reload of the cache fields. */
+		pool->alloc.count = count;
+		pp_alloc_stat_inc(pool, fast);
+		return page;
+	}
+	return __page_pool_alloc_pages_slow(pool, gfp);
+}
+
+/** page_pool_dev_alloc_pages() - page_pool_alloc_pages(GFP_ATOMIC | __GFP_NOWARN). */
+static inline struct page *
+page_pool_dev_alloc_pages(struct page_pool *pool)
+{
+	return page_pool_alloc_pages(pool, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/**
+ * page_pool_alloc_frag() - @size bytes inside a pool page.
+ * @pool: the pool
+ * @offset: receives the fragment's offset in the page
+ * @size: bytes, rounded up to the cache line; at most the block size
+ * @gfp: allocation flags
+ *
+ * Fragments of one page share it through pp_ref_count; each is returned
+ * with page_pool_put_page(..., -1, ...), and only the last return
+ * recycles the page.
+ * Context: the allocation context.
+ * Return: the page, or NULL (errno EINVAL if @size exceeds the block,
+ * ENOMEM).
+ */
+PP_API struct page *page_pool_alloc_frag(struct page_pool *pool,
+					 unsigned int *offset,
+					 unsigned int size, gfp_t gfp);
+
+/** page_pool_dev_alloc_frag() - page_pool_alloc_frag() with GFP_ATOMIC | __GFP_NOWARN. */
+static inline struct page *
+page_pool_dev_alloc_frag(struct page_pool *pool, unsigned int *offset,
+			 unsigned int size)
+{
+	return page_pool_alloc_frag(pool, offset, size,
+				    GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/**
+ * page_pool_alloc() - a fragment or a whole page, whichever wastes less.
+ * @pool: the pool
+ * @offset: receives the offset
+ * @size: in: bytes wanted; out: bytes granted (the rest of the page when
+ *	another fragment of this size would not fit, so truesize is honest)
+ * @gfp: allocation flags
+ *
+ * More than half a block gets a whole block.
+ * Context: the allocation context.
+ */
+PP_API struct page *page_pool_alloc(struct page_pool *pool,
+				    unsigned int *offset, unsigned int *size,
+				    gfp_t gfp);
+
+/** page_pool_dev_alloc() - page_pool_alloc() with GFP_ATOMIC | __GFP_NOWARN. */
+static inline struct page *
+page_pool_dev_alloc(struct page_pool *pool, unsigned int *offset,
+		    unsigned int *size)
+{
+	return page_pool_alloc(pool, offset, size, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/**
+ * page_pool_alloc_va() - page_pool_alloc(), returning the address.
+ * Return: page_address(page) + offset, or NULL.
+ */
+PP_API void *page_pool_alloc_va(struct page_pool *pool, unsigned int *size,
+				gfp_t gfp);
+
+/** page_pool_dev_alloc_va() - page_pool_alloc_va() with GFP_ATOMIC | __GFP_NOWARN. */
+static inline void *
+page_pool_dev_alloc_va(struct page_pool *pool, unsigned int *size)
+{
+	return page_pool_alloc_va(pool, size, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/*
+ * ---- Fragment references (pp_ref_count) ---------------------------------
+ */
+
+/**
+ * page_pool_fragment_page() - set pp_ref_count of a fresh page to @nr, so
+ * @nr holders can each return it.
+ * Context: the caller owns the page alone (count is 1).
+ */
+static inline void
+page_pool_fragment_page(struct page *page, long nr)
+{
+	pp_store_relaxed(&page->pp_ref_count, nr);
+}
+
+/**
+ * page_pool_unref_page() - drop @nr fragment references.
+ *
+ * When the caller holds them all (the common case for whole pages) this is
+ * a load, not an atomic read-modify-write, as in the kernel.
+ * Context: any thread holding @nr references.
+ * Return: the references left; 0 means the caller holds the last one and
+ * the count has been reset to 1 for the page's next use.
+ */
+static inline long
+page_pool_unref_page(struct page *page, long nr)
+{
+	long ret;
+
+	/* A3: pairs with the release half of other holders' drops below. */
+	if (pp_load_acquire(&page->pp_ref_count) == nr) {
+		if (!__builtin_constant_p(nr) || nr != 1)
+			pp_store_relaxed(&page->pp_ref_count, 1);
+		return 0;
+	}
+	/* R3/A3: each drop publishes its holder's writes to the page; the
+	 * last one sees them all before the page is recycled. */
+	ret = __atomic_sub_fetch(&page->pp_ref_count, nr, __ATOMIC_ACQ_REL);
+	if (ret == 0)
+		pp_store_relaxed(&page->pp_ref_count, 1);
+	return ret;
+}
+
+/** page_pool_ref_page() - take one more fragment reference. */
+static inline void
+page_pool_ref_page(struct page *page)
+{
+	/* Relaxed: the caller already holds a reference; ordering comes
+	 * from R3/A3 when references are dropped. */
+	pp_fetch_add_relaxed(&page->pp_ref_count, 1);
+}
+
+/** page_pool_unref_and_test() - drop one reference; true if it was the last. */
+static inline bool
+page_pool_unref_and_test(struct page *page)
+{
+	return page_pool_unref_page(page, 1) == 0;
+}
+
+/*
+ * ---- Return -------------------------------------------------------------
+ */
+
+/**
+ * __page_pool_put_page() - the recycle decision for a page whose last
+ * fragment reference was dropped: sync for the device, the alloc cache
+ * (@allow_direct), the ring, or release. Out of line; the inline puts
+ * below take the common direct case themselves.
+ * Context: any thread; @allow_direct only in the owner.
+ */
+PP_API void __page_pool_put_page(struct page_pool *pool, struct page *page,
+				 int dma_sync_size, bool allow_direct);
+
+/**
+ * page_pool_put_unrefed_page() - recycle a page whose pp references the
+ * caller already dropped.
+ * @pool: the page's pool
+ * @page: the page (head page of its block)
+ * @dma_sync_size: bytes the device may have written; -1 means max_len
+ * @allow_direct: the caller is the owner (the kernel: in NAPI context)
+ *
+ * Context: any thread; @allow_direct true only in the owner. When
+ * @allow_direct is false the pool checks whether the caller is its owner
+ * anyway, as the kernel's page_pool_napi_local() does.
+ */
+static inline void
+page_pool_put_unrefed_page(struct page_pool *pool, struct page *page,
+			   int dma_sync_size, bool allow_direct)
+{
+	if (!allow_direct)
+		allow_direct = pp_load_relaxed(&pool->owner) == pp_thread_self();
+	/* The direct fast path: nothing to sync, a sole reference, room. */
+	if (PP_LIKELY(allow_direct && page_ref_count(page) == 1 &&
+		      !page_is_pfmemalloc(page) && !pool->dma_sync &&
+		      pool->alloc.count < PP_ALLOC_CACHE_SIZE)) {
+		pool->alloc.cache[pool->alloc.count++] = page;
+		__pp_stat_inc(pool->owner_recycle_stats.cached);
+		return;
+	}
+	__page_pool_put_page(pool, page, dma_sync_size, allow_direct);
+}
+
+/**
+ * page_pool_put_page() - return one fragment reference; the last one
+ * recycles the page.
+ * @pool: the page's pool
+ * @page: the page
+ * @dma_sync_size: bytes to sync for the device; -1 means max_len
+ * @allow_direct: the caller is the owner
+ *
+ * Context: any thread holding the reference; @allow_direct only in the
+ * owner.
+ */
+static inline void
+page_pool_put_page(struct page_pool *pool, struct page *page,
+		   int dma_sync_size, bool allow_direct)
+{
+	if (!page_pool_unref_and_test(page))
+		return;
+	page_pool_put_unrefed_page(pool, page, dma_sync_size, allow_direct);
+}
+
+/** page_pool_put_full_page() - page_pool_put_page() syncing max_len. */
+static inline void
+page_pool_put_full_page(struct page_pool *pool, struct page *page,
+			bool allow_direct)
+{
+	page_pool_put_page(pool, page, -1, allow_direct);
+}
+
+/**
+ * page_pool_recycle_direct() - return a page from the owner (XDP_DROP).
+ * Context: the owner only.
+ */
+static inline void
+page_pool_recycle_direct(struct page_pool *pool, struct page *page)
+{
+	page_pool_put_full_page(pool, page, true);
+}
+
+/**
+ * page_pool_free_va() - return the page containing @va (from
+ * page_pool_alloc_va()).
+ */
+PP_API void page_pool_free_va(struct page_pool *pool, void *va,
+			      bool allow_direct);
+
+/**
+ * page_pool_put_page_bulk() - return @count pages, possibly of different
+ * pools, each as page_pool_put_full_page(..., false).
+ * @data: the pages (overwritten)
+ * @count: how many
+ *
+ * Ring candidates of one pool are produced under a single producer-lock
+ * section (the kernel's page_pool_put_netmem_bulk()); when the ring fills,
+ * ring_full is counted once and the rest are released.
+ * Context: any thread.
+ */
+PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
+
+/*
+ * ---- DMA ----------------------------------------------------------------
+ */
+
+/** page_pool_get_dma_addr() - the DMA address of a page of a DMA_MAP pool. */
+static inline dma_addr_t
+page_pool_get_dma_addr(const struct page *page)
+{
+	return (dma_addr_t)page->dma_addr;
+}
+
+/** page_pool_get_dma_dir() - the pool's DMA direction. */
+static inline enum dma_data_direction
+page_pool_get_dma_dir(const struct page_pool *pool)
+{
+	return pool->p.dma_dir;
+}
+
+/**
+ * page_pool_dma_sync_for_cpu() - make @size bytes at @offset (after the
+ * pool's params.offset) visible to the CPU after the device wrote them.
+ * Context: the holder of the page.
+ */
+PP_API void page_pool_dma_sync_for_cpu(const struct page_pool *pool,
+				       const struct page *page,
+				       unsigned int offset, unsigned int size);
+
+/*
+ * ---- Introspection and statistics ---------------------------------------
+ */
+
+/** page_pool_id() - the pool's registry id (unique among live pools, >= 1). */
+static inline unsigned int
+page_pool_id(const struct page_pool *pool)
+{
+	return pool->id;
+}
+
+/**
+ * page_pool_inflight() - pages handed out and not yet returned to the page
+ * allocator (hold - release, wrap-safe).
+ * Context: any thread; a snapshot.
+ */
+PP_API int page_pool_inflight(const struct page_pool *pool);
+
+/**
+ * page_pool_get_stats() - add the pool's counters into @stats.
+ * @pool: the pool
+ * @stats: accumulated into (+=), so one zeroed struct can sum many pools,
+ *	as in the kernel
+ *
+ * Context: any thread; counters are read one by one, so the sum is not an
+ * atomic snapshot.
+ * Return: false if either argument is NULL or statistics are compiled out.
+ */
+PP_API bool page_pool_get_stats(const struct page_pool *pool,
+				struct page_pool_stats *stats);
+
+/** page_pool_ethtool_stats_get_count() - 11, the number of counters. */
+PP_API int page_pool_ethtool_stats_get_count(void);
+
+/**
+ * page_pool_ethtool_stats_get_strings() - copy the 11 ethtool names
+ * ("rx_pp_alloc_fast", ...), each in a 32-byte slot (ETH_GSTRING_LEN).
+ * Return: @data advanced past them.
+ */
+PP_API uint8_t *page_pool_ethtool_stats_get_strings(uint8_t *data);
+
+/**
+ * page_pool_ethtool_stats_get() - copy the 11 values of @stats (a struct
+ * page_pool_stats) in the order of the names.
+ * Return: @data advanced past them.
+ */
+PP_API uint64_t *page_pool_ethtool_stats_get(uint64_t *data,
+					     const void *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAGEPOOL_PAGE_POOL_H */

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * page_pool types: flags, parameters, statistics and the pool itself, with
+ * the kernel's names (include/net/page_pool/types.h). The inline fast paths
+ * that use them are in pagepool/page_pool.h; include that one.
+ *
+ * struct page_pool is visible because the fast paths are inline, as in the
+ * kernel. Its layout is ABI within a release series; drivers read none of
+ * its fields directly but through the functions in page_pool.h.
+ */
+#ifndef PAGEPOOL_PAGE_POOL_TYPES_H
+#define PAGEPOOL_PAGE_POOL_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pagepool/kcompat.h>
+#include <pagepool/dma.h>
+#include <pagepool/page.h>
+#include <pagepool/ptr_ring.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The pool DMA-maps each page once, when it enters the pool, and unmaps it
+ * when it leaves. Needs dma_dir DMA_FROM_DEVICE or DMA_BIDIRECTIONAL. */
+#define PP_FLAG_DMA_MAP			(1u << 0)
+/* Pages handed out are synced for the device: max_len bytes at map time,
+ * min(dma_sync_size, max_len) from offset on every recycle. Needs
+ * PP_FLAG_DMA_MAP and max_len > 0. */
+#define PP_FLAG_DMA_SYNC_DEV		(1u << 1)
+/* The kernel's per-CPU system pools; accepted, no different behaviour. */
+#define PP_FLAG_SYSTEM_POOL		(1u << 2)
+/* Memory-provider pools in the kernel; accepted, no userspace meaning. */
+#define PP_FLAG_ALLOW_UNREADABLE_NETMEM	(1u << 3)
+#define PP_FLAG_ALL                                                          \
+	(PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL |      \
+	 PP_FLAG_ALLOW_UNREADABLE_NETMEM)
+
+/*
+ * The alloc cache: a LIFO of 128 pages refilled 64 at a time. 64 is the
+ * NAPI budget, the most pages one poll consumes; the other 64 slots absorb
+ * pages recycled directly (XDP_DROP) in the same poll.
+ */
+#define PP_ALLOC_CACHE_SIZE	128
+#define PP_ALLOC_CACHE_REFILL	64
+
+/* Ring size when pool_size is 0, and the clamp above which a larger
+ * pool_size is silently reduced (Linux >= 6.18, a1b501a8c6a8). */
+#define PAGE_POOL_DEFAULT_RING_SIZE	1024
+#define PAGE_POOL_MAX_RING_SIZE		16384
+
+/* Deferred release: retry period and warning period (the kernel's
+ * DEFER_TIME and DEFER_WARN_INTERVAL). */
+#define PAGE_POOL_DEFER_TIME_MS		1000
+#define PAGE_POOL_DEFER_WARN_MS		60000
+
+/* Reference bias of the fragment allocator (the kernel's BIAS_MAX). */
+#define PP_BIAS_MAX (0x7fffffffffffffffL >> 1)
+
+/* page->pp_magic signature of a page owned by a pool. Bits 0 and 1 belong
+ * to the compound-tail marker and pfmemalloc, as in the kernel. */
+#define PP_SIGNATURE	0x40UL
+#define PP_DMA_INDEX_SHIFT 8
+#define PP_DMA_INDEX_BITS 32
+#define PP_DMA_INDEX_MASK                                                    \
+	(((1UL << PP_DMA_INDEX_BITS) - 1) << PP_DMA_INDEX_SHIFT)
+#define PP_MAGIC_MASK	(~(PP_DMA_INDEX_MASK | 0x3UL))
+
+/**
+ * struct napi_struct - the context allowed to recycle directly.
+ * @list_owner: identity of the thread that polls (pp_thread_self()), or 0.
+ *
+ * In the kernel a pool's direct (lockless) recycling is allowed on the CPU
+ * where its NAPI instance runs. In pagepool NAPI is a thread: fill this in
+ * the RX thread with napi_init_current() and hand it to the pool in
+ * page_pool_params.napi or page_pool_enable_direct_recycling(). The pool
+ * copies the owner at that moment, so the pool never reads this struct
+ * afterwards and the caller may free it at any time (the kernel's NAPI
+ * use-after-free of Yunsheng Lin's bug 2 cannot happen).
+ */
+struct napi_struct {
+	unsigned long list_owner;
+};
+
+/**
+ * struct page_pool_params - what page_pool_create() needs.
+ *
+ * Fast group (copied into the pool and used on the hot path):
+ * @order: pages are 2^order contiguous PAGE_SIZE pages.
+ * @pool_size: ptr_ring size; 0 means 1024, above 16384 is clamped.
+ * @nid: NUMA node pages should come from; NUMA_NO_NODE: the allocating
+ *	thread's node at refill time.
+ * @dev: the DMA device (PP_FLAG_DMA_MAP), or NULL.
+ * @napi: the owner allowed to recycle directly, or NULL.
+ * @dma_dir: DMA direction of the mappings.
+ * @max_len: bytes synced for the device (PP_FLAG_DMA_SYNC_DEV).
+ * @offset: where in the page the device writes (the headroom).
+ *
+ * Slow group:
+ * @netdev: unused (kept for source compatibility).
+ * @queue_idx: unused (kept for source compatibility).
+ * @flags: PP_FLAG_*.
+ * @init_callback: called once for every page entering the pool.
+ * @init_arg: its second argument.
+ * @defer_ms: pagepool: deferred-release retry period (0: 1000 ms).
+ * @defer_warn_ms: pagepool: "stalled pool shutdown" warning period
+ *	(0: 60 s).
+ * @dma_untracked: pagepool: behave as Linux before 6.16 and do not track
+ *	DMA mappings, so destroy leaves in-flight pages mapped and their late
+ *	unmap reaches a device that may be gone (the seed-003 crash). For
+ *	tests and demonstrations only.
+ */
+struct page_pool_params {
+	unsigned int order;
+	unsigned int pool_size;
+	int nid;
+	struct device *dev;
+	struct napi_struct *napi;
+	enum dma_data_direction dma_dir;
+	unsigned int max_len;
+	unsigned int offset;
+
+	void *netdev;
+	unsigned int queue_idx;
+	unsigned int flags;
+	void (*init_callback)(struct page *page, void *arg);
+	void *init_arg;
+	unsigned int defer_ms;
+	unsigned int defer_warn_ms;
+	bool dma_untracked;
+};
+
+/**
+ * struct page_pool_alloc_stats - allocation-side counters (owner only).
+ * @fast: served from the alloc cache.
+ * @slow: order-0 slow-path allocation, once per bulk refill.
+ * @slow_high_order: order > 0 slow-path allocation, once per page.
+ * @empty: the ring was empty, so the slow path was taken.
+ * @refill: an allocation that refilled the cache from the ring.
+ * @waive: a ring page released because it was on the wrong NUMA node.
+ */
+struct page_pool_alloc_stats {
+	uint64_t fast;
+	uint64_t slow;
+	uint64_t slow_high_order;
+	uint64_t empty;
+	uint64_t refill;
+	uint64_t waive;
+};
+
+/**
+ * struct page_pool_recycle_stats - return-side counters.
+ * @cached: recycled directly into the alloc cache.
+ * @cache_full: a direct recycle found the cache full (went to the ring).
+ * @ring: recycled into the ptr_ring.
+ * @ring_full: the ring was full; the page was released.
+ * @released_refcnt: released instead of recycled because someone else
+ *	held a page reference, or the page was pfmemalloc.
+ */
+struct page_pool_recycle_stats {
+	uint64_t cached;
+	uint64_t cache_full;
+	uint64_t ring;
+	uint64_t ring_full;
+	uint64_t released_refcnt;
+};
+
+/** struct page_pool_stats - what page_pool_get_stats() adds into. */
+struct page_pool_stats {
+	struct page_pool_alloc_stats alloc_stats;
+	struct page_pool_recycle_stats recycle_stats;
+};
+
+/* The LIFO the owner allocates from and recycles into without atomics. */
+struct pp_alloc_cache {
+	uint32_t count;
+	struct page *cache[PP_ALLOC_CACHE_SIZE];
+};
+
+struct pp_dma_track;
+
+/**
+ * struct page_pool - the pool. ABI: the inline fast paths use the first
+ * groups; everything from @ring on is private to the library.
+ */
+struct page_pool {
+	/* Read-mostly, used by every path. */
+	struct page_pool_params p;
+	unsigned long owner;		/* direct-recycle thread, or 0 */
+	unsigned int dma_map;		/* PP_FLAG_DMA_MAP */
+	unsigned int dma_sync;		/* PP_FLAG_DMA_SYNC_DEV; cleared at
+					 * destroy (read atomically) */
+	unsigned int has_init_callback;
+	unsigned int id;
+
+	/* Owner (allocation) side: one writer. */
+	struct pp_alloc_cache alloc PP_CACHELINE_ALIGNED;
+	struct page_pool_alloc_stats alloc_stats;
+	struct page_pool_recycle_stats owner_recycle_stats;	/* cached,
+								 * cache_full */
+	uint32_t pages_state_hold_cnt;
+	long frag_users;
+	struct page *frag_page;
+	unsigned int frag_offset;
+
+	/* Return side: the ring, and what is counted under its producer
+	 * lock (ring, ring_full). */
+	struct ptr_ring ring;
+	struct page_pool_recycle_stats ring_recycle_stats;
+
+	/* Any thread. */
+	uint32_t pages_state_release_cnt PP_CACHELINE_ALIGNED;
+	uint64_t released_refcnt;
+	int user_cnt;
+
+	/* Lifecycle, DMA tracking, registry: private. */
+	uint64_t destroy_cnt;
+	uint64_t defer_start_ms;
+	uint64_t defer_warn_ms;
+	uint64_t detach_time_ms;
+	void (*disconnect)(void *pool);
+	struct pp_dma_track *dma_track;
+	struct page_pool *registry_next;
+	struct page_pool *deferred_next;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAGEPOOL_PAGE_POOL_TYPES_H */

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * page_pool lifecycle: parameter validation and creation, the registry of
+ * live pools and their ids, the owner, in-flight accounting, and destroy
+ * with its deferred release.
+ *
+ * In-flight accounting follows the kernel: the allocation side counts every
+ * page entering the pool in a plain 32-bit hold count, every thread that
+ * gives a page back to the page allocator bumps an atomic release count,
+ * and their wrap-safe difference is what is in flight. A pool is freed only
+ * when that difference is zero.
+ *
+ * The put/destroy protocol (seed 000, bug 2). A put touches the pool only
+ * while it holds the page it returns, so the pool is alive for the whole
+ * put. It hands the page over with its last access to the pool: either a
+ * ring produce inside the producer lock, or the release-count increment in
+ * _pp_return_page(). The release path, after seeing zero in flight, takes
+ * and drops the producer lock, which waits out a producer still between its
+ * produce and its unlock (the kernel's 271683bb2cf3); the increment is a
+ * release operation read with acquire, so every access of the last put
+ * happens before the free. The owner's direct path never races with destroy:
+ * destroy requires the owner to have stopped (checked in debug builds).
+ * tests/model/page_pool_destroy.pml checks the protocol.
+ *
+ * Deferred release runs on one background thread, started when a pool is
+ * first deferred and ending when no deferred pool is left, so a program
+ * that destroys its pools cleanly has no extra thread.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mem_priv.h"
+#include "page_alloc_priv.h"
+#include "page_pool_priv.h"
+
+/* ---- Registry ---------------------------------------------------------- */
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct page_pool *registry_head;
+static unsigned int registry_next_id = 1;
+
+/* Assign a cyclic id >= 1 not used by a live pool, as the kernel's
+ * xa_alloc_cyclic does, and link the pool. */
+static void
+registry_add(struct page_pool *pool)
+{
+	struct page_pool *it;
+	unsigned int id;
+
+	pthread_mutex_lock(&registry_lock);
+	for (;;) {
+		id = registry_next_id++;
+		if (registry_next_id == 0)
+			registry_next_id = 1;
+		if (id == 0)
+			continue;
+		for (it = registry_head; it != NULL; it = it->registry_next) {
+			if (it->id == id)
+				break;
+		}
+		if (it == NULL)
+			break;
+	}
+	pool->id = id;
+	pool->registry_next = registry_head;
+	registry_head = pool;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void
+registry_del(struct page_pool *pool)
+{
+	struct page_pool **pp;
+
+	pthread_mutex_lock(&registry_lock);
+	for (pp = &registry_head; *pp != NULL; pp = &(*pp)->registry_next) {
+		if (*pp == pool) {
+			*pp = pool->registry_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* ---- Nodes ------------------------------------------------------------- */
+
+int
+_pp_pool_pref_nid(const struct page_pool *pool)
+{
+	if (pool->p.nid != NUMA_NO_NODE)
+		return pool->p.nid;
+	return _pp_numa_node_local();
+}
+
+/* ---- Pages entering and leaving the pool -------------------------------- */
+
+void
+_pp_set_pp_info(struct page_pool *pool, struct page *page)
+{
+	page->pp = pool;
+	/* Keep bits 0 and 1 (compound marker, pfmemalloc), as the kernel,
+	 * and the DMA tracking id _pp_dma_map() just stored. */
+	page->pp_magic = (page->pp_magic & (0x3UL | PP_DMA_INDEX_MASK)) |
+			 PP_SIGNATURE;
+	page->pp_ref_count = 1;
+	if (pool->has_init_callback)
+		pool->p.init_callback(page, pool->p.init_arg);
+	pool->pages_state_hold_cnt++;
+}
+
+void
+_pp_return_page(struct page_pool *pool, struct page *page)
+{
+	if (pool->dma_map)
+		_pp_dma_unmap(pool, page);
+	/*
+	 * R4: pairs with acquire A4 in page_pool_inflight(). The last access
+	 * to @pool: after it a concurrent release may find nothing in flight
+	 * and free the pool.
+	 */
+	__atomic_fetch_add(&pool->pages_state_release_cnt, 1,
+			   __ATOMIC_RELEASE);
+	page->pp_magic &= 0x3UL;
+	page->pp = NULL;
+	page->dma_addr = 0;
+	put_page(page);
+}
+
+int
+page_pool_inflight(const struct page_pool *pool)
+{
+	/* A4: pairs with release R4 in _pp_return_page(). */
+	uint32_t release = __atomic_load_n(&pool->pages_state_release_cnt,
+					   __ATOMIC_ACQUIRE);
+
+	/* Serial-number arithmetic: valid while fewer than 2^31 pages are
+	 * in flight, as in the kernel. */
+	return (int)(pool->pages_state_hold_cnt - release);
+}
+
+/* ---- Create ------------------------------------------------------------ */
+
+static int
+validate_params(const struct page_pool_params *p)
+{
+	if (p->flags & ~PP_FLAG_ALL)
+		return -EINVAL;
+	if (p->order > MAX_PAGE_ORDER)
+		return -EINVAL;
+	if (p->flags & PP_FLAG_DMA_MAP) {
+		if (p->dev == NULL)
+			return -EINVAL;
+		/* Pages are for the device to fill: FROM_DEVICE, or
+		 * BIDIRECTIONAL for XDP_TX. */
+		if (p->dma_dir != DMA_FROM_DEVICE &&
+		    p->dma_dir != DMA_BIDIRECTIONAL)
+			return -EINVAL;
+	}
+	if (p->flags & PP_FLAG_DMA_SYNC_DEV) {
+		if (!(p->flags & PP_FLAG_DMA_MAP))
+			return -EINVAL;
+		if (p->max_len == 0)
+			return -EINVAL;
+		if (p->offset > (PAGE_SIZE << p->order) ||
+		    p->max_len > (PAGE_SIZE << p->order) - p->offset)
+			return -EINVAL;
+	}
+	if (p->nid != NUMA_NO_NODE &&
+	    (p->nid < 0 || p->nid >= _pp_numa_nr_nodes()))
+		return -EINVAL;
+	if (p->napi != NULL && p->napi->list_owner == 0)
+		return -EINVAL;
+	return 0;
+}
+
+struct page_pool *
+page_pool_create(const struct page_pool_params *params)
+{
+	struct page_pool *pool;
+	unsigned int ring_size;
+	int err;
+
+	if (params == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	err = validate_params(params);
+	if (err != 0) {
+		errno = -err;
+		return NULL;
+	}
+	pool = _pp_zalloc_aligned(sizeof(*pool), PP_CACHELINE_SIZE);
+	if (pool == NULL)
+		return NULL;
+	pool->p = *params;
+	if (pool->p.defer_ms == 0)
+		pool->p.defer_ms = PAGE_POOL_DEFER_TIME_MS;
+	if (pool->p.defer_warn_ms == 0)
+		pool->p.defer_warn_ms = PAGE_POOL_DEFER_WARN_MS;
+	pool->owner = params->napi != NULL ? params->napi->list_owner : 0;
+	pool->dma_map = !!(params->flags & PP_FLAG_DMA_MAP);
+	/* A coherent device needs no syncs: the kernel checks
+	 * dma_dev_need_sync() per sync; deciding once keeps the direct
+	 * recycle path free of calls. */
+	pool->dma_sync = (params->flags & PP_FLAG_DMA_SYNC_DEV) &&
+			 pp_dma_dev_need_sync(params->dev);
+	pool->has_init_callback = params->init_callback != NULL;
+	pool->user_cnt = 1;
+
+	ring_size = params->pool_size ? params->pool_size
+				      : PAGE_POOL_DEFAULT_RING_SIZE;
+	if (ring_size > PAGE_POOL_MAX_RING_SIZE)
+		ring_size = PAGE_POOL_MAX_RING_SIZE;
+	err = ptr_ring_init(&pool->ring, (int)ring_size, GFP_KERNEL);
+	if (err != 0)
+		goto err_free;
+	if (pool->dma_map) {
+		err = _pp_dma_track_init(pool);
+		if (err != 0)
+			goto err_ring;
+	}
+	registry_add(pool);
+	return pool;
+
+err_ring:
+	ptr_ring_cleanup(&pool->ring, NULL);
+err_free:
+	_pp_free(pool);
+	errno = -err;
+	return NULL;
+}
+
+/* ---- Owner ------------------------------------------------------------- */
+
+int
+page_pool_enable_direct_recycling(struct page_pool *pool,
+				  struct napi_struct *napi)
+{
+	unsigned long cur;
+
+	if (pool == NULL || napi == NULL || napi->list_owner == 0)
+		return -EINVAL;
+	cur = pp_load_relaxed(&pool->owner);
+	if (cur == napi->list_owner)
+		return 0;
+	if (cur != 0)
+		return -EBUSY;
+	pp_store_relaxed(&pool->owner, napi->list_owner);
+	pool->p.napi = napi;
+	return 0;
+}
+
+void
+page_pool_disable_direct_recycling(struct page_pool *pool)
+{
+	if (pool == NULL)
+		return;
+	/*
+	 * Relaxed: the owner calls this itself, or the caller has already
+	 * synchronised with the owner having stopped (joined it, say). Other
+	 * threads compare the value with their own identity only, and never
+	 * match either value.
+	 */
+	pp_store_relaxed(&pool->owner, 0UL);
+	pool->p.napi = NULL;
+}
+
+void
+page_pool_update_nid(struct page_pool *pool, int new_nid)
+{
+	if (pool == NULL)
+		return;
+	if (new_nid != NUMA_NO_NODE &&
+	    (new_nid < 0 || new_nid >= _pp_numa_nr_nodes()))
+		return;
+	pool->p.nid = new_nid;
+	while (pool->alloc.count > 0)
+		_pp_return_page(pool, pool->alloc.cache[--pool->alloc.count]);
+}
+
+/* ---- Destroy and deferred release --------------------------------------- */
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+free_pool(struct page_pool *pool)
+{
+	if (pool->disconnect != NULL)
+		pool->disconnect(pool);
+	registry_del(pool);
+	ptr_ring_cleanup(&pool->ring, NULL);
+	_pp_dma_track_free(pool);
+	_pp_free(pool);
+}
+
+static void
+empty_ring(struct page_pool *pool)
+{
+	struct page *page;
+
+	/* Locked consume: the releasing thread is not the allocation
+	 * context, and a retry may follow a destroy on another thread. */
+	while ((page = ptr_ring_consume(&pool->ring)) != NULL) {
+		if (page_ref_count(page) != 1)
+			fprintf(stderr,
+				"page_pool: id %u: page %p in the ring with "
+				"refcount %d\n",
+				pool->id, (void *)page, page_ref_count(page));
+		_pp_return_page(pool, page);
+	}
+}
+
+/*
+ * Release what the pool holds and report what is still in flight; on zero,
+ * free the pool. Called by destroy, then by the retry thread.
+ */
+static int
+page_pool_release(struct page_pool *pool)
+{
+	int inflight;
+
+	if (pool->destroy_cnt == 0) {
+		while (pool->alloc.count > 0)
+			_pp_return_page(pool,
+					pool->alloc.cache[--pool->alloc.count]);
+		if (pool->dma_map)
+			_pp_dma_scrub(pool);
+	}
+	empty_ring(pool);
+	inflight = page_pool_inflight(pool);
+	if (inflight < 0)
+		fprintf(stderr,
+			"page_pool: id %u: Negative(%d) inflight packet-pages\n",
+			pool->id, inflight);
+	/* Wait out a producer between its produce and its unlock (R1 in
+	 * pp_spin_unlock pairs with our acquire). */
+	pp_spin_lock(&pool->ring.producer_lock);
+	pp_spin_unlock(&pool->ring.producer_lock);
+	pool->destroy_cnt++;
+	if (inflight == 0)
+		free_pool(pool);
+	return inflight;
+}
+
+static pthread_mutex_t defer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t defer_cond;
+static pthread_once_t defer_once = PTHREAD_ONCE_INIT;
+static struct page_pool *defer_head;
+static bool defer_thread_running;
+
+static void
+defer_init(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&defer_cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/* One pass over the deferred pools; returns ms until the next is due. */
+static uint64_t
+defer_pass(void)
+{
+	struct page_pool **pp = &defer_head;
+	uint64_t now = now_ms(), next = UINT64_MAX;
+
+	while (*pp != NULL) {
+		struct page_pool *pool = *pp;
+		uint64_t due = pool->defer_start_ms +
+			       pool->destroy_cnt * pool->p.defer_ms;
+		int inflight;
+
+		if (now < due) {
+			if (due - now < next)
+				next = due - now;
+			pp = &pool->deferred_next;
+			continue;
+		}
+		*pp = pool->deferred_next;
+		/* Read before the release, which may free the pool. */
+		{
+			unsigned int id = pool->id;
+			uint64_t start = pool->defer_start_ms;
+
+			inflight = page_pool_release(pool);
+			if (inflight <= 0)
+				continue;	/* freed, or unrecoverable */
+			if (now >= pool->defer_warn_ms) {
+				fprintf(stderr,
+					"page_pool_release_retry() stalled "
+					"pool shutdown: id %u, %d inflight "
+					"%llu sec\n",
+					id, inflight,
+					(unsigned long long)(now - start) /
+						1000);
+				pool->defer_warn_ms =
+					now + pool->p.defer_warn_ms;
+			}
+		}
+		pool->deferred_next = *pp;
+		*pp = pool;
+		pp = &pool->deferred_next;
+		if (pool->p.defer_ms < next)
+			next = pool->p.defer_ms;
+	}
+	return next;
+}
+
+static void *
+defer_thread(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&defer_lock);
+	while (defer_head != NULL) {
+		uint64_t wait = defer_pass();
+		struct timespec ts;
+
+		if (defer_head == NULL)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (wait == UINT64_MAX)
+			wait = 1000;
+		ts.tv_sec += (time_t)(wait / 1000);
+		ts.tv_nsec += (long)(wait % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&defer_cond, &defer_lock, &ts);
+	}
+	defer_thread_running = false;
+	pthread_mutex_unlock(&defer_lock);
+	return NULL;
+}
+
+static void
+defer_release(struct page_pool *pool)
+{
+	uint64_t now = now_ms();
+	pthread_attr_t attr;
+	pthread_t th;
+
+	pthread_once(&defer_once, defer_init);
+	pthread_mutex_lock(&defer_lock);
+	pool->defer_start_ms = now;
+	pool->detach_time_ms = now;
+	pool->defer_warn_ms = now + pool->p.defer_warn_ms;
+	pool->deferred_next = defer_head;
+	defer_head = pool;
+	if (!defer_thread_running) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&th, &attr, defer_thread, NULL) == 0)
+			defer_thread_running = true;
+		else
+			fprintf(stderr,
+				"page_pool: id %u: cannot start the release "
+				"thread; the pool is leaked\n",
+				pool->id);
+		pthread_attr_destroy(&attr);
+	}
+	pthread_cond_signal(&defer_cond);
+	pthread_mutex_unlock(&defer_lock);
+}
+
+void
+page_pool_get(struct page_pool *pool)
+{
+	if (pool != NULL)
+		pp_fetch_add_relaxed(&pool->user_cnt, 1);
+}
+
+void
+page_pool_use_xdp_mem(struct page_pool *pool, void (*disconnect)(void *pool))
+{
+	if (pool == NULL)
+		return;
+	page_pool_get(pool);
+	pool->disconnect = disconnect;
+}
+
+void
+page_pool_destroy(struct page_pool *pool)
+{
+	if (pool == NULL)
+		return;
+	/* A5/R5: the last user sees the others' work on the pool. */
+	if (__atomic_sub_fetch(&pool->user_cnt, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	page_pool_disable_direct_recycling(pool);
+	_pp_free_frag(pool);
+	if (page_pool_release(pool) <= 0)
+		return;
+	defer_release(pool);
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * page_pool allocation beyond the inline fast path: refilling the alloc
+ * cache from the ring, the bulk slow path into the page allocator, order > 0
+ * blocks, and the fragment allocator (page_pool_alloc_frag, page_pool_alloc,
+ * page_pool_alloc_va).
+ *
+ * Everything here runs in the pool's allocation context (its owner), the
+ * ring's only consumer, so the ring is consumed without its lock, as in
+ * the kernel. These functions are out of line on purpose: the fast path
+ * stays a handful of instructions and the compiler keeps the slow path's
+ * registers out of it.
+ */
+#include <errno.h>
+
+#include "page_pool_priv.h"
+
+/*
+ * The kernel aligns fragments to dma_get_cache_alignment(): 1 where DMA is
+ * cache-coherent (x86), the cache line elsewhere, so a device writing one
+ * fragment never shares a non-coherent line with another.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define PP_FRAG_ALIGN 1u
+#else
+#define PP_FRAG_ALIGN ((unsigned int)SMP_CACHE_BYTES)
+#endif
+
+static __attribute__((noinline)) struct page *
+refill_alloc_cache(struct page_pool *pool)
+{
+	struct ptr_ring *r = &pool->ring;
+	struct page *page = NULL;
+	int pref_nid;
+
+	/* Lockless test first: most refills of a busy pool find pages. */
+	if (__ptr_ring_empty(r)) {
+		pp_alloc_stat_inc(pool, empty);
+		return NULL;
+	}
+	pref_nid = _pp_pool_pref_nid(pool);
+	do {
+		page = __ptr_ring_consume(r);
+		if (page == NULL)
+			break;
+		if (PP_LIKELY(page_to_nid(page) == pref_nid)) {
+			pool->alloc.cache[pool->alloc.count++] = page;
+		} else {
+			/*
+			 * Wrong node (the preference changed, or another
+			 * node's thread returned it): release this one and
+			 * stop, so the slow path allocates on the right node
+			 * without draining the whole ring into the allocator.
+			 */
+			_pp_return_page(pool, page);
+			pp_alloc_stat_inc(pool, waive);
+			page = NULL;
+			break;
+		}
+	} while (pool->alloc.count < PP_ALLOC_CACHE_REFILL);
+
+	if (pool->alloc.count > 0) {
+		page = pool->alloc.cache[--pool->alloc.count];
+		pp_alloc_stat_inc(pool, refill);
+	}
+	return page;
+}
+
+/* A page entering the pool: map it, then account it. */
+static int
+page_enter(struct page_pool *pool, struct page *page, gfp_t gfp)
+{
+	/* The allocator's list link shared these bytes; keep only the
+	 * pfmemalloc bit. */
+	page->pp_magic &= 0x2UL;
+	if (pool->dma_map && _pp_dma_map(pool, page, gfp) != 0)
+		return -1;
+	_pp_set_pp_info(pool, page);
+	return 0;
+}
+
+static struct page *
+alloc_high_order(struct page_pool *pool, gfp_t gfp)
+{
+	struct page *page;
+
+	page = alloc_pages_node(pool->p.nid, gfp | __GFP_COMP, pool->p.order);
+	if (page == NULL)
+		return NULL;
+	if (page_enter(pool, page, gfp) != 0) {
+		put_page(page);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pp_alloc_stat_inc(pool, slow_high_order);
+	return page;
+}
+
+static struct page *
+alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
+{
+	struct page **cache = pool->alloc.cache;
+	unsigned long got, i;
+
+	if ((gfp & GFP_ATOMIC) == GFP_ATOMIC)
+		gfp |= __GFP_NOWARN;
+	if (pool->p.order > 0)
+		return alloc_high_order(pool, gfp);
+
+	/* The cache is empty: bulk-allocate straight into it. */
+	for (i = 0; i < PP_ALLOC_CACHE_REFILL; i++)
+		cache[i] = NULL;
+	got = alloc_pages_bulk_node(gfp, pool->p.nid, PP_ALLOC_CACHE_REFILL,
+				    cache);
+	for (i = 0; i < got; i++) {
+		struct page *page = cache[i];
+
+		if (page_enter(pool, page, gfp) != 0) {
+			put_page(page);
+			continue;
+		}
+		cache[pool->alloc.count++] = page;
+	}
+	if (pool->alloc.count == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pp_alloc_stat_inc(pool, slow);
+	return cache[--pool->alloc.count];
+}
+
+struct page *
+__page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
+{
+	struct page *page;
+
+	if (pool->alloc.count > 0) {
+		/* Called directly rather than from the inline fast path. */
+		pp_alloc_stat_inc(pool, fast);
+		return pool->alloc.cache[--pool->alloc.count];
+	}
+	page = refill_alloc_cache(pool);
+	if (page != NULL)
+		return page;
+	return alloc_pages_slow(pool, gfp);
+}
+
+/* ---- Fragments ---------------------------------------------------------- */
+
+/*
+ * The frag page is full: drop the bias the pool still holds. If fragment
+ * holders remain they own the page now; otherwise the page is ours again
+ * and, if nobody else references it, reused in place.
+ */
+static struct page *
+drain_frag(struct page_pool *pool, struct page *page)
+{
+	long drain_count = PP_BIAS_MAX - pool->frag_users;
+
+	if (page_pool_unref_page(page, drain_count) != 0)
+		return NULL;
+	if (page_ref_count(page) == 1 && !page_is_pfmemalloc(page)) {
+		if (pool->dma_sync)
+			_pp_dma_sync_for_device(pool, page, -1, true);
+		__pp_stat_inc(pool->owner_recycle_stats.cached);
+		return page;
+	}
+	_pp_return_page(pool, page);
+	return NULL;
+}
+
+void
+_pp_free_frag(struct page_pool *pool)
+{
+	long drain_count = PP_BIAS_MAX - pool->frag_users;
+	struct page *page = pool->frag_page;
+
+	pool->frag_page = NULL;
+	if (page == NULL || page_pool_unref_page(page, drain_count) != 0)
+		return;
+	_pp_return_page(pool, page);
+}
+
+struct page *
+page_pool_alloc_frag(struct page_pool *pool, unsigned int *offset,
+		     unsigned int size, gfp_t gfp)
+{
+	unsigned int max_size;
+	struct page *page;
+
+	if (pool == NULL || offset == NULL || size == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	max_size = (unsigned int)(PAGE_SIZE << pool->p.order);
+	if (size > max_size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	size = (size + PP_FRAG_ALIGN - 1) & ~(PP_FRAG_ALIGN - 1);
+	page = pool->frag_page;
+	*offset = pool->frag_offset;
+
+	if (page != NULL && *offset + size > max_size) {
+		page = drain_frag(pool, page);
+		if (page != NULL) {
+			pp_alloc_stat_inc(pool, fast);
+			goto frag_reset;
+		}
+	}
+	if (page == NULL) {
+		page = page_pool_alloc_pages(pool, gfp);
+		if (page == NULL) {
+			pool->frag_page = NULL;
+			return NULL;
+		}
+		pool->frag_page = page;
+frag_reset:
+		/* One store takes the whole bias; holders drop one each. */
+		pool->frag_users = 1;
+		*offset = 0;
+		pool->frag_offset = size;
+		page_pool_fragment_page(page, PP_BIAS_MAX);
+		return page;
+	}
+	pool->frag_users++;
+	pool->frag_offset = *offset + size;
+	return page;
+}
+
+struct page *
+page_pool_alloc(struct page_pool *pool, unsigned int *offset,
+		unsigned int *size, gfp_t gfp)
+{
+	unsigned int max_size;
+	struct page *page;
+
+	if (pool == NULL || offset == NULL || size == NULL || *size == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	max_size = (unsigned int)(PAGE_SIZE << pool->p.order);
+	if (*size > max_size / 2) {
+		*size = max_size;
+		*offset = 0;
+		return page_pool_alloc_pages(pool, gfp);
+	}
+	page = page_pool_alloc_frag(pool, offset, *size, gfp);
+	if (page == NULL)
+		return NULL;
+	/* Another fragment this size would not fit: give this one the rest
+	 * of the page, so the caller's truesize is not an underestimate. */
+	if (pool->frag_offset + *size > max_size) {
+		*size = max_size - *offset;
+		pool->frag_offset = max_size;
+	}
+	return page;
+}
+
+void *
+page_pool_alloc_va(struct page_pool *pool, unsigned int *size, gfp_t gfp)
+{
+	unsigned int offset;
+	struct page *page = page_pool_alloc(pool, &offset, size, gfp);
+
+	if (page == NULL)
+		return NULL;
+	return (char *)page_address(page) + offset;
+}

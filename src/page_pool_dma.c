@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * page_pool DMA: map once when a page enters the pool, sync for the device
+ * on recycle, unmap when the page leaves, and the tracking that fixes the
+ * seed-003 crash: every mapped page has a slot, its id kept in the page's
+ * pp_magic (as Linux >= 6.16 keeps its xarray index), and destroy unmaps
+ * every page still tracked, in flight or not. A page returned afterwards
+ * finds its slot empty and never touches the device.
+ *
+ * Exactly one party unmaps a page: the releasing thread and the destroy
+ * scrub both try to swap the slot's page pointer for NULL, and only the one
+ * that succeeds unmaps. The slot also holds the DMA address, so the winner
+ * never reads the page descriptor another thread may be clearing.
+ *
+ * Slots live in fixed chunks reached through a directory that never moves,
+ * so a thread releasing a page can find its slot while the allocation side
+ * adds chunks. Free slots form a list threaded through the slots themselves
+ * (odd values: a page pointer is always even).
+ *
+ * Syncs versus the scrub: a sync by a non-owner thread announces itself in
+ * a counter and re-checks dma_sync; destroy clears dma_sync and waits for
+ * the counter to drain before unmapping (both sides sequentially
+ * consistent, so at least one sees the other). The owner's syncs need no
+ * announcement: destroy runs only once the owner has stopped.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mem_priv.h"
+#include "page_pool_priv.h"
+
+#define TRACK_CHUNK_SHIFT 10
+#define TRACK_CHUNK (1u << TRACK_CHUNK_SHIFT)
+#define TRACK_DIR 4096u
+/* Ids 1 .. TRACK_DIR * TRACK_CHUNK - 1: four million pages in flight per
+ * pool (16 GiB of 4 KiB pages) before a map fails with ENOSPC. */
+#define TRACK_MAX_ID (TRACK_DIR * TRACK_CHUNK - 1)
+
+struct pp_dma_slot {
+	struct page *page;	/* mapped page; odd: free-list link; NULL */
+	dma_addr_t addr;
+};
+
+struct pp_dma_track {
+	struct pp_spinlock lock;	/* free list, next_unused, chunks */
+	uint32_t free_head;		/* 0: empty */
+	uint32_t next_unused;		/* ids below were handed out once */
+	uint32_t syncers;		/* non-owner syncs in progress */
+	struct pp_dma_slot *chunks[TRACK_DIR];
+};
+
+#define SLOT_FREE(next) ((struct page *)(((uintptr_t)(next) << 1) | 1))
+#define SLOT_IS_FREE(p) (((uintptr_t)(p) & 1) != 0)
+#define SLOT_NEXT(p) ((uint32_t)((uintptr_t)(p) >> 1))
+
+static struct pp_dma_slot *
+slot_of(struct pp_dma_track *t, uint32_t id)
+{
+	/* A6: pairs with release R6 in track_alloc(). */
+	struct pp_dma_slot *chunk =
+		pp_load_acquire(&t->chunks[id >> TRACK_CHUNK_SHIFT]);
+
+	return chunk == NULL ? NULL : &chunk[id & (TRACK_CHUNK - 1)];
+}
+
+int
+_pp_dma_track_init(struct page_pool *pool)
+{
+	struct pp_dma_track *t;
+
+	if (pool->p.dma_untracked)
+		return 0;
+	t = _pp_zalloc_aligned(sizeof(*t), PP_CACHELINE_SIZE);
+	if (t == NULL)
+		return -ENOMEM;
+	pp_spin_lock_init(&t->lock);
+	t->next_unused = 1;
+	pool->dma_track = t;
+	return 0;
+}
+
+void
+_pp_dma_track_free(struct page_pool *pool)
+{
+	struct pp_dma_track *t = pool->dma_track;
+	unsigned int i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < TRACK_DIR; i++)
+		_pp_free(t->chunks[i]);
+	_pp_free(t);
+	pool->dma_track = NULL;
+}
+
+/* A slot for @page at @addr; its id, or 0 with errno. Allocation side. */
+static uint32_t
+track_alloc(struct pp_dma_track *t, struct page *page, dma_addr_t addr)
+{
+	struct pp_dma_slot *slot, *chunk;
+	uint32_t id;
+
+	pp_spin_lock(&t->lock);
+	id = t->free_head;
+	if (id != 0) {
+		slot = slot_of(t, id);
+		t->free_head = SLOT_NEXT(pp_load_relaxed(&slot->page));
+		goto publish;
+	}
+	if (t->next_unused > TRACK_MAX_ID) {
+		pp_spin_unlock(&t->lock);
+		errno = ENOSPC;
+		return 0;
+	}
+	id = t->next_unused;
+	if (t->chunks[id >> TRACK_CHUNK_SHIFT] == NULL) {
+		chunk = _pp_zalloc_aligned(sizeof(*chunk) * TRACK_CHUNK,
+					   PP_CACHELINE_SIZE);
+		if (chunk == NULL) {
+			pp_spin_unlock(&t->lock);
+			return 0;
+		}
+		/* R6: pairs with acquire A6 in slot_of(). */
+		pp_store_release(&t->chunks[id >> TRACK_CHUNK_SHIFT], chunk);
+	}
+	t->next_unused++;
+	slot = slot_of(t, id);
+publish:
+	slot->addr = addr;
+	/* R7: pairs with the acquire of the winning exchange in
+	 * track_take(): the winner sees addr. */
+	pp_store_release(&slot->page, page);
+	pp_spin_unlock(&t->lock);
+	return id;
+}
+
+/*
+ * Try to take @id's mapping of @page: true (and *addr) for exactly one of
+ * the racing callers; the slot goes back to the free list if @recycle.
+ */
+static bool
+track_take(struct pp_dma_track *t, uint32_t id, struct page *page,
+	   dma_addr_t *addr, bool recycle)
+{
+	struct pp_dma_slot *slot = slot_of(t, id);
+	struct page *expected = page;
+
+	if (slot == NULL)
+		return false;
+	/* A7: pairs with release R7 in track_alloc(). */
+	if (!__atomic_compare_exchange_n(&slot->page, &expected, NULL, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	*addr = slot->addr;
+	if (recycle) {
+		pp_spin_lock(&t->lock);
+		pp_store_relaxed(&slot->page, SLOT_FREE(t->free_head));
+		t->free_head = id;
+		pp_spin_unlock(&t->lock);
+	}
+	return true;
+}
+
+static size_t
+pool_block_size(const struct page_pool *pool)
+{
+	return PAGE_SIZE << pool->p.order;
+}
+
+static void
+do_sync_for_device(struct page_pool *pool, struct page *page,
+		   unsigned int len)
+{
+	pp_dma_sync_for_device(pool->p.dev, (dma_addr_t)page->dma_addr,
+			       pool->p.offset, len, pool->p.dma_dir);
+}
+
+int
+_pp_dma_map(struct page_pool *pool, struct page *page, gfp_t gfp)
+{
+	struct pp_dma_track *t = pool->dma_track;
+	dma_addr_t addr;
+	uint32_t id = 0;
+
+	(void)gfp;
+	addr = pp_dma_map(pool->p.dev, page_address(page),
+			  pool_block_size(pool), pool->p.dma_dir,
+			  DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
+	if (addr == DMA_MAPPING_ERROR)
+		return -errno;
+	/* The kernel refuses addresses it cannot store page-aligned. */
+	if (addr & (PAGE_SIZE - 1)) {
+		if (!(gfp & __GFP_NOWARN))
+			fprintf(stderr,
+				"page_pool: id %u: DMA address %#llx is not "
+				"page-aligned\n",
+				pool->id, (unsigned long long)addr);
+		goto err_unmap;
+	}
+	if (t != NULL) {
+		id = track_alloc(t, page, addr);
+		if (id == 0)
+			goto err_unmap;
+	}
+	page->dma_addr = (unsigned long)addr;
+	page->pp_magic = (page->pp_magic & ~PP_DMA_INDEX_MASK) |
+			 ((unsigned long)id << PP_DMA_INDEX_SHIFT);
+	if (pool->dma_sync)
+		do_sync_for_device(pool, page, pool->p.max_len);
+	return 0;
+
+err_unmap:
+	pp_dma_unmap(pool->p.dev, addr, pool_block_size(pool),
+		     pool->p.dma_dir,
+		     DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
+	return -ENOMEM;
+}
+
+void
+_pp_dma_unmap(struct page_pool *pool, struct page *page)
+{
+	struct pp_dma_track *t = pool->dma_track;
+	uint32_t id = (uint32_t)((page->pp_magic & PP_DMA_INDEX_MASK) >>
+				 PP_DMA_INDEX_SHIFT);
+	dma_addr_t addr = (dma_addr_t)page->dma_addr;
+
+	page->pp_magic &= ~PP_DMA_INDEX_MASK;
+	if (t != NULL) {
+		/* Lost to the destroy scrub: already unmapped. */
+		if (id == 0 || !track_take(t, id, page, &addr, true))
+			return;
+	}
+	pp_dma_unmap(pool->p.dev, addr, pool_block_size(pool),
+		     pool->p.dma_dir,
+		     DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
+}
+
+void
+_pp_dma_sync_for_device(struct page_pool *pool, struct page *page,
+			int dma_sync_size, bool owner)
+{
+	struct pp_dma_track *t = pool->dma_track;
+	unsigned int len = pool->p.max_len;
+
+	/* -1 (or anything above max_len) means max_len. */
+	if (dma_sync_size >= 0 && (unsigned int)dma_sync_size < len)
+		len = (unsigned int)dma_sync_size;
+	if (owner || t == NULL) {
+		if (pp_load_relaxed(&pool->dma_sync))
+			do_sync_for_device(pool, page, len);
+		return;
+	}
+	/* S1: sequentially consistent with S2 in _pp_dma_scrub(). */
+	__atomic_fetch_add(&t->syncers, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&pool->dma_sync, __ATOMIC_SEQ_CST))
+		do_sync_for_device(pool, page, len);
+	__atomic_fetch_sub(&t->syncers, 1, __ATOMIC_RELEASE);
+}
+
+void
+_pp_dma_scrub(struct page_pool *pool)
+{
+	struct pp_dma_track *t = pool->dma_track;
+	uint32_t id, end;
+
+	if (t == NULL)
+		return;
+	/* S2: no sync starts after this; wait for those already started. */
+	__atomic_store_n(&pool->dma_sync, 0, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&t->syncers, __ATOMIC_SEQ_CST) != 0)
+		pp_cpu_relax();
+
+	pp_spin_lock(&t->lock);
+	end = t->next_unused;
+	pp_spin_unlock(&t->lock);
+	for (id = 1; id < end; id++) {
+		struct pp_dma_slot *slot = slot_of(t, id);
+		struct page *page;
+		dma_addr_t addr;
+
+		if (slot == NULL)
+			continue;
+		page = pp_load_relaxed(&slot->page);
+		if (page == NULL || SLOT_IS_FREE(page))
+			continue;
+		if (track_take(t, id, page, &addr, false))
+			pp_dma_unmap(pool->p.dev, addr, pool_block_size(pool),
+				     pool->p.dma_dir,
+				     DMA_ATTR_SKIP_CPU_SYNC |
+					     DMA_ATTR_WEAK_ORDERING);
+	}
+}
+
+void
+page_pool_dma_sync_for_cpu(const struct page_pool *pool,
+			   const struct page *page, unsigned int offset,
+			   unsigned int size)
+{
+	if (pool == NULL || page == NULL || !pool->dma_map)
+		return;
+	pp_dma_sync_for_cpu(pool->p.dev, (dma_addr_t)page->dma_addr,
+			    (size_t)pool->p.offset + offset, size,
+			    pool->p.dma_dir);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * Private: what the page_pool source files share. page_pool.c owns the
+ * lifecycle (create, destroy, deferred release, registry),
+ * page_pool_alloc.c the allocation slow paths and fragments,
+ * page_pool_put.c the recycle decision and release, page_pool_dma.c the
+ * DMA mapping and its tracking, page_pool_stats.c the counters' readers.
+ */
+#ifndef PAGEPOOL_PAGE_POOL_PRIV_H
+#define PAGEPOOL_PAGE_POOL_PRIV_H
+
+#include <pagepool/page_pool.h>
+
+/* ---- page_pool.c ---- */
+
+/* Preferred node for refills: params.nid, or the calling thread's node. */
+int _pp_pool_pref_nid(const struct page_pool *pool);
+
+/*
+ * Give @page (which entered @pool and whose pool references are gone) back
+ * to the page allocator: undo the DMA mapping, count the release. The
+ * release count is the last access to @pool: once it is made the pool may
+ * be freed by a concurrent destroy.
+ * Context: any thread holding the page.
+ */
+void _pp_return_page(struct page_pool *pool, struct page *page);
+
+/* Record @page as entering @pool (pp info, hold count, init callback).
+ * Context: the allocation side. */
+void _pp_set_pp_info(struct page_pool *pool, struct page *page);
+
+/* ---- page_pool_dma.c ---- */
+
+/* Map @page for @pool's device, track it, sync max_len for the device.
+ * 0 or -errno (the page is then not part of the pool). Allocation side. */
+int _pp_dma_map(struct page_pool *pool, struct page *page, gfp_t gfp);
+
+/* Undo @page's mapping if the tracking says this caller is first. Any
+ * thread holding the page. */
+void _pp_dma_unmap(struct page_pool *pool, struct page *page);
+
+/* Sync min(size, max_len) at params.offset for the device, unless destroy
+ * already revoked syncing. @owner: the caller is the allocation context
+ * (cannot race with destroy). */
+void _pp_dma_sync_for_device(struct page_pool *pool, struct page *page,
+			     int dma_sync_size, bool owner);
+
+/* Destroy: stop syncs, wait for those in progress, unmap every tracked
+ * page (in flight or not). */
+void _pp_dma_scrub(struct page_pool *pool);
+
+/* Allocation and release of the tracking table. */
+int _pp_dma_track_init(struct page_pool *pool);
+void _pp_dma_track_free(struct page_pool *pool);
+
+/* ---- page_pool_alloc.c ---- */
+
+/* Return the partly used fragment page (destroy). */
+void _pp_free_frag(struct page_pool *pool);
+
+/* ---- page_pool_stats.c ---- */
+
+static inline void
+_pp_released_refcnt_inc(struct page_pool *pool)
+{
+#if PAGE_POOL_STATS
+	/* Any thread, no lock: an atomic add. Read by page_pool_get_stats(). */
+	pp_fetch_add_relaxed(&pool->released_refcnt, 1);
+#else
+	(void)pool;
+#endif
+}
+
+#endif /* PAGEPOOL_PAGE_POOL_PRIV_H */
