@@ -327,9 +327,10 @@ __ptr_ring_peek(struct ptr_ring *r)
  *
  * Context: any thread, without locks, with these rules (the kernel's):
  *  - never while the ring may be resized;
- *  - if another thread consumes concurrently the answer may be wrong; with
- *    the mainline zeroing order it may say "empty" for a non-empty ring
- *    during tail zeroing. A caller that needs a reliable "empty" must
+ *  - if another thread consumes concurrently the answer may be wrong: it
+ *    may say "empty" for a non-empty ring, in both zeroing orders (with
+ *    the mainline order even when head and slot are read together). A
+ *    caller that needs a reliable "empty" must
  *    either drain the ring itself or synchronise with the consumer and test
  *    again afterwards;
  *  - a caller looping on it must relax the CPU (a pause) between tests.
