@@ -4,7 +4,8 @@
 # The test command: installs what the tests need, then builds and runs the
 # whole suite three times -
 #   plain   gcc, every suite (unit, stress, tools, model, docs)
-#   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting)
+#   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting), and
+#           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
 # all with warnings as errors - plus an install check that compiles the
 # examples against the installed headers and pkg-config file. Ends with
@@ -88,7 +89,7 @@ for c in "${configs[@]}"; do
 	case $c in
 	plain) run_build plain gcc ;;
 	asan)  SUITES="--no-suite model" run_build asan gcc \
-		-Db_sanitize=address,undefined \
+		-Db_sanitize=address,undefined -Ddebug_checks=true \
 		-Dc_args=-fno-sanitize-recover=all ;;
 	tsan)  SUITES="--no-suite model" run_build tsan clang \
 		-Db_sanitize=thread -Db_lundef=false ;;

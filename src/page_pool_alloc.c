@@ -131,8 +131,8 @@ alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 	return cache[--pool->alloc.count];
 }
 
-struct page *
-__page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
+static struct page *
+get_page_slow(struct page_pool *pool, gfp_t gfp)
 {
 	struct page *page;
 
@@ -145,6 +145,16 @@ __page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 	if (page != NULL)
 		return page;
 	return alloc_pages_slow(pool, gfp);
+}
+
+struct page *
+__page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
+{
+	struct page *page = get_page_slow(pool, gfp);
+
+	if (PP_DEBUG && page != NULL)
+		__page_pool_debug_alloc(pool, page);
+	return page;
 }
 
 /* ---- Fragments ---------------------------------------------------------- */

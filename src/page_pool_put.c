@@ -33,6 +33,8 @@ put_decide(struct page_pool *pool, struct page *page, int dma_sync_size,
 		if (pp_load_relaxed(&pool->dma_sync))
 			_pp_dma_sync_for_device(pool, page, dma_sync_size,
 						allow_direct);
+		if (PP_DEBUG)
+			__page_pool_debug_recycle(pool, page);
 		if (allow_direct) {
 			if (pool->alloc.count < PP_ALLOC_CACHE_SIZE) {
 				pool->alloc.cache[pool->alloc.count++] = page;
@@ -133,6 +135,8 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 		if (data[i] == NULL)
 			continue;
 		page = compound_head(data[i]);
+		if (PP_DEBUG && !__page_pool_debug_put(page->pp, page, false))
+			continue;
 		if (page_pool_unref_and_test(page))
 			data[n++] = page;
 	}

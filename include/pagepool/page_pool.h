@@ -66,6 +66,39 @@ extern "C" {
 #endif
 
 /*
+ * Debug builds (meson -Ddebug_checks=true, which defines PP_DEBUG=1 for the
+ * library and, through pkg-config, for its users; the two must match)
+ * check every put and every recycled page: a double put, a put to the wrong
+ * pool, a page that never came from a pool, a direct recycle or an
+ * allocation outside the owner thread, and a write to a page after it was
+ * returned (recycled pages are poisoned and checked when handed out again).
+ * Each error is reported on stderr with the page and the pool named,
+ * counted (page_pool_debug_errors()), and the offending put is dropped.
+ */
+#ifndef PP_DEBUG
+#define PP_DEBUG 0
+#endif
+
+/* Byte recycled pages are filled with in debug builds (the kernel's
+ * POISON_FREE). */
+#define PP_POISON_FREE 0x6b
+
+/** __page_pool_debug_put() - checks of a put; false: drop it. Debug builds. */
+PP_API bool __page_pool_debug_put(struct page_pool *pool, struct page *page,
+				  bool allow_direct);
+/** __page_pool_debug_recycle() - poison @page and mark it free in @pool. */
+PP_API void __page_pool_debug_recycle(struct page_pool *pool,
+				      struct page *page);
+/** __page_pool_debug_alloc() - check a page handed out by @pool. */
+PP_API void __page_pool_debug_alloc(struct page_pool *pool, struct page *page);
+
+/**
+ * page_pool_debug_errors() - misuse detected on @pool so far (always 0
+ * unless built with PP_DEBUG).
+ */
+PP_API uint64_t page_pool_debug_errors(const struct page_pool *pool);
+
+/*
  * Single-writer counters: a relaxed store of the incremented value is a
  * plain increment on every target, and lets other threads read the counter
  * (page_pool_get_stats()) without a data race.
@@ -215,6 +248,8 @@ page_pool_alloc_pages(struct page_pool *pool, gfp_t gfp)
 		 * forcing a reload of the cache fields. */
 		pool->alloc.count = count;
 		pp_alloc_stat_inc(pool, fast);
+		if (PP_DEBUG)
+			__page_pool_debug_alloc(pool, page);
 		return page;
 	}
 	return __page_pool_alloc_pages_slow(pool, gfp);
@@ -364,6 +399,27 @@ page_pool_unref_and_test(struct page *page)
 PP_API void __page_pool_put_page(struct page_pool *pool, struct page *page,
 				 int dma_sync_size, bool allow_direct);
 
+/* The recycle of a page whose pool references are gone, after the debug
+ * checks: the direct fast path inline, everything else out of line. */
+static PP_ALWAYS_INLINE void
+__page_pool_put_unrefed(struct page_pool *pool, struct page *page,
+			int dma_sync_size, bool allow_direct)
+{
+	if (!allow_direct)
+		allow_direct = pp_load_relaxed(&pool->owner) == pp_thread_self();
+	/* The direct fast path: nothing to sync, a sole reference, room. */
+	if (PP_LIKELY(allow_direct && page_ref_count(page) == 1 &&
+		      !page_is_pfmemalloc(page) && !pool->dma_sync &&
+		      pool->alloc.count < PP_ALLOC_CACHE_SIZE)) {
+		if (PP_DEBUG)
+			__page_pool_debug_recycle(pool, page);
+		pool->alloc.cache[pool->alloc.count++] = page;
+		__pp_stat_inc(pool->owner_recycle_stats.cached);
+		return;
+	}
+	__page_pool_put_page(pool, page, dma_sync_size, allow_direct);
+}
+
 /**
  * page_pool_put_unrefed_page() - recycle a page whose pp references the
  * caller already dropped.
@@ -380,17 +436,9 @@ static inline void
 page_pool_put_unrefed_page(struct page_pool *pool, struct page *page,
 			   int dma_sync_size, bool allow_direct)
 {
-	if (!allow_direct)
-		allow_direct = pp_load_relaxed(&pool->owner) == pp_thread_self();
-	/* The direct fast path: nothing to sync, a sole reference, room. */
-	if (PP_LIKELY(allow_direct && page_ref_count(page) == 1 &&
-		      !page_is_pfmemalloc(page) && !pool->dma_sync &&
-		      pool->alloc.count < PP_ALLOC_CACHE_SIZE)) {
-		pool->alloc.cache[pool->alloc.count++] = page;
-		__pp_stat_inc(pool->owner_recycle_stats.cached);
+	if (PP_DEBUG && !__page_pool_debug_put(pool, page, allow_direct))
 		return;
-	}
-	__page_pool_put_page(pool, page, dma_sync_size, allow_direct);
+	__page_pool_put_unrefed(pool, page, dma_sync_size, allow_direct);
 }
 
 /**
@@ -408,9 +456,11 @@ static inline void
 page_pool_put_page(struct page_pool *pool, struct page *page,
 		   int dma_sync_size, bool allow_direct)
 {
+	if (PP_DEBUG && !__page_pool_debug_put(pool, page, allow_direct))
+		return;
 	if (!page_pool_unref_and_test(page))
 		return;
-	page_pool_put_unrefed_page(pool, page, dma_sync_size, allow_direct);
+	__page_pool_put_unrefed(pool, page, dma_sync_size, allow_direct);
 }
 
 /** page_pool_put_full_page() - page_pool_put_page() syncing max_len. */

@@ -223,6 +223,7 @@ struct page_pool {
 	uint64_t defer_warn_ms;
 	uint64_t detach_time_ms;
 	void (*disconnect)(void *pool);
+	uint64_t debug_errors;
 	struct pp_dma_track *dma_track;
 	struct page_pool *registry_next;
 	struct page_pool *deferred_next;

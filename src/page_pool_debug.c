@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * page_pool debug checks (PP_DEBUG builds): misuse that cannot be reported
+ * through a return value is caught here and reported with the page and the
+ * pool named. A page is marked free while it sits in the pool (pp_ref_count
+ * 0, which a live page never has) and its contents are poisoned, so a
+ * second put of it, or a write through a stale pointer, shows when the page
+ * is put again or handed out again. The functions exist in every build, so
+ * a library built either way exports the same symbols; the fast paths call
+ * them only when PP_DEBUG is set.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "page_pool_priv.h"
+
+static void
+report(struct page_pool *pool, struct page *page, const char *what)
+{
+	pp_fetch_add_relaxed(&pool->debug_errors, 1);
+	fprintf(stderr, "page_pool: id %u: %s: page %p (va %p)\n", pool->id,
+		what, (void *)page, page ? page_address(page) : NULL);
+}
+
+static bool
+not_owner(const struct page_pool *pool)
+{
+	unsigned long owner = pp_load_relaxed(&pool->owner);
+
+	return owner != 0 && owner != pp_thread_self();
+}
+
+bool
+__page_pool_debug_put(struct page_pool *pool, struct page *page,
+		      bool allow_direct)
+{
+	if (pool == NULL) {
+		fprintf(stderr, "page_pool: put of page %p to a NULL pool\n",
+			(void *)page);
+		return false;
+	}
+	if (page == NULL) {
+		report(pool, page, "put of a NULL page");
+		return false;
+	}
+	if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE) {
+		report(pool, page, "put of a page that is not a page_pool page");
+		return false;
+	}
+	if (page->pp != pool) {
+		pp_fetch_add_relaxed(&pool->debug_errors, 1);
+		fprintf(stderr,
+			"page_pool: id %u: put of a page of pool %u: page %p "
+			"(va %p)\n",
+			pool->id, page->pp ? page->pp->id : 0, (void *)page,
+			page_address(page));
+		return false;
+	}
+	if (pp_load_relaxed(&page->pp_ref_count) <= 0) {
+		report(pool, page, "double put (the page is already back)");
+		return false;
+	}
+	if (allow_direct && not_owner(pool))
+		report(pool, page,
+		       "direct recycle from a thread that is not the owner");
+	return true;
+}
+
+void
+__page_pool_debug_recycle(struct page_pool *pool, struct page *page)
+{
+	(void)pool;
+	memset(page_address(page), PP_POISON_FREE, PAGE_SIZE << pool->p.order);
+	pp_store_relaxed(&page->pp_ref_count, 0L);
+}
+
+void
+__page_pool_debug_alloc(struct page_pool *pool, struct page *page)
+{
+	long ref = pp_load_relaxed(&page->pp_ref_count);
+
+	if (not_owner(pool))
+		report(pool, page, "allocation outside the owner thread");
+	if (ref == 0) {
+		const unsigned char *p = page_address(page);
+		size_t i, len = PAGE_SIZE << pool->p.order;
+
+		for (i = 0; i < len; i++) {
+			if (p[i] != PP_POISON_FREE) {
+				char what[96];
+
+				snprintf(what, sizeof(what),
+					 "written after it was returned "
+					 "(first change at offset %zu)",
+					 i);
+				report(pool, page, what);
+				break;
+			}
+		}
+	} else if (ref != 1) {
+		report(pool, page, "handed out while still referenced");
+	}
+	pp_store_relaxed(&page->pp_ref_count, 1L);
+}
+
+uint64_t
+page_pool_debug_errors(const struct page_pool *pool)
+{
+	return pool == NULL ? 0 : pp_load_relaxed(&pool->debug_errors);
+}
