@@ -37,17 +37,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cflags=$(pkg-config --cflags pagepool)
 libs=$(pkg-config --libs pagepool)
-# The README's usage example: the first ```c block.
-awk '/^```c$/{f=1;next} /^```$/{if(f){exit}} f' "$src/README.md" >"$work/readme.c"
-[ -s "$work/readme.c" ] || fail "README has no C example"
-for f in "$src"/examples/*.c "$work/readme.c"; do
+# The README's usage examples: every ```c block, one program each.
+awk -v dir="$work" '/^```c$/{n++; f=1; next} /^```$/{f=0} f {print > (dir "/readme" n ".c")}' \
+	"$src/README.md"
+ls "$work"/readme*.c >/dev/null 2>&1 || fail "README has no C example"
+for f in "$src"/examples/*.c "$work"/readme*.c; do
 	exe=$work/$(basename "$f" .c)
 	# shellcheck disable=SC2086
 	cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $cflags "$f" -o "$exe" $libs ||
 		fail "$(basename "$f") does not compile against the installed tree"
 	LD_LIBRARY_PATH=$libdir "$exe" >/dev/null || fail "$(basename "$f") failed"
+	# Static: the archive plus what pkg-config --static says it needs.
 	# shellcheck disable=SC2086
-	cc -std=c11 -D_GNU_SOURCE -pthread $cflags "$f" -o "$exe.static" "$libdir/libpagepool.a" ||
+	cc -std=c11 -D_GNU_SOURCE -pthread $cflags "$f" -o "$exe.static" "$libdir/libpagepool.a" \
+		$(pkg-config --static --libs pagepool | sed 's/-lpagepool//') ||
 		fail "$(basename "$f") does not link statically"
 	"$exe.static" >/dev/null || fail "$(basename "$f") (static) failed"
 done
