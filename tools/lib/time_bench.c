@@ -5,8 +5,12 @@
  * time_bench records: readings, derived statistics and the kernel's output
  * line. See time_bench.h for the clock choice.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
+#include "cpu.h"
 #include "time_bench.h"
 
 #define NSEC_PER_SEC 1000000000ull
@@ -78,15 +82,14 @@ time_bench_calc_stats(struct time_bench_record *rec)
 	return true;
 }
 
-void
-time_bench_print(FILE *out, const char *prefix, const char *txt,
-		 const struct time_bench_record *rec)
+/* Everything after the "Type:%s" part of the kernel's lines. */
+static void
+print_measurement(FILE *out, const struct time_bench_record *rec)
 {
 	fprintf(out,
-		"%sType:%s Per elem: %llu cycles(tsc) %llu.%03llu ns (step:%d)"
+		" %llu cycles(tsc) %llu.%03llu ns (step:%d)"
 		" - (measurement period time:%llu.%09u sec time_interval:%llu)"
 		" - (invoke count:%llu tsc_interval:%llu)\n",
-		prefix ? prefix : "", txt,
 		(unsigned long long)rec->tsc_cycles,
 		(unsigned long long)rec->ns_per_call_quotient,
 		(unsigned long long)rec->ns_per_call_decimal, rec->step,
@@ -94,4 +97,85 @@ time_bench_print(FILE *out, const char *prefix, const char *txt,
 		(unsigned long long)rec->time_interval,
 		(unsigned long long)rec->invoked_cnt,
 		(unsigned long long)rec->tsc_interval);
+}
+
+void
+time_bench_print(FILE *out, const char *prefix, const char *txt,
+		 const struct time_bench_record *rec)
+{
+	fprintf(out, "%sType:%s Per elem:", prefix ? prefix : "", txt);
+	print_measurement(out, rec);
+}
+
+struct concurrent_sync {
+	int ready;	/* threads pinned and waiting */
+	int go;		/* released */
+};
+
+static void *
+concurrent_main(void *arg)
+{
+	struct time_bench_cpu *t = arg;
+	struct concurrent_sync *sync = t->shared;
+
+	t->cpu = pp_tool_pin_nth_cpu(t->cpu_index);
+	t->rec.cpu = t->cpu;
+	/* R1/A1 pairs: ready counts in, go releases everyone at once. */
+	__atomic_fetch_add(&sync->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&sync->go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	t->ret = t->func(&t->rec, t->data);
+	return NULL;
+}
+
+int
+time_bench_run_concurrent(struct time_bench_cpu *tasks, int n, uint32_t loops,
+			  int step)
+{
+	struct concurrent_sync sync = { 0, 0 };
+	pthread_t th[256];
+	int i, err = 0;
+
+	if (n <= 0 || n > 256)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		tasks[i].rec.loops = loops;
+		tasks[i].rec.step = step;
+		tasks[i].rec.flags |= TIME_BENCH_LOOP;
+		tasks[i].shared = &sync;
+		err = pthread_create(&th[i], NULL, concurrent_main, &tasks[i]);
+		if (err != 0)
+			break;
+	}
+	n = i;
+	while (__atomic_load_n(&sync.ready, __ATOMIC_ACQUIRE) < n)
+		sched_yield();
+	__atomic_store_n(&sync.go, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return err ? -err : 0;
+}
+
+void
+time_bench_print_stats_cpus(FILE *out, const char *prefix, const char *desc,
+			    struct time_bench_cpu *tasks, int n)
+{
+	uint64_t sum = 0;
+	int i, counted = 0, step = n > 0 ? tasks[0].rec.step : 0;
+
+	for (i = 0; i < n; i++) {
+		struct time_bench_record *rec = &tasks[i].rec;
+
+		if (!time_bench_calc_stats(rec))
+			continue;
+		fprintf(out, "%sType:%s CPU(%d)", prefix ? prefix : "", desc,
+			rec->cpu);
+		print_measurement(out, rec);
+		sum += rec->tsc_cycles;
+		counted++;
+	}
+	fprintf(out, "%sSum Type:%s Average: %llu cycles(tsc) CPUs:%d step:%d\n",
+		prefix ? prefix : "", desc,
+		(unsigned long long)(counted ? sum / (uint64_t)counted : 0),
+		counted, step);
 }

@@ -102,4 +102,32 @@ bool time_bench_calc_stats(struct time_bench_record *rec);
 void time_bench_print(FILE *out, const char *prefix, const char *txt,
 		      const struct time_bench_record *rec);
 
+/*
+ * Concurrent runs, as the kernel's time_bench_run_concurrent(): one thread
+ * per entry of @tasks, each pinned to its CPU (the n-th usable one), all
+ * released together; each calls @func, which times itself with
+ * time_bench_start()/time_bench_stop() on the record it is given.
+ */
+struct time_bench_cpu {
+	struct time_bench_record rec;
+	void *data;		/* the caller's, per thread */
+	int cpu_index;		/* n-th usable CPU to pin to */
+	int cpu;		/* the CPU pinned to (or -errno) */
+	int (*func)(struct time_bench_record *rec, void *data);
+	int ret;		/* func's return */
+	void *shared;		/* runner internals */
+};
+
+/* Run @n tasks concurrently; 0, or -errno if a thread could not start. */
+int time_bench_run_concurrent(struct time_bench_cpu *tasks, int n,
+			      uint32_t loops, int step);
+
+/*
+ * Print one kernel-format line per task ("Type:%s CPU(%d) ...") and the
+ * "Sum Type:%s Average: %llu cycles(tsc) CPUs:%d step:%d" line.
+ */
+void time_bench_print_stats_cpus(FILE *out, const char *prefix,
+				 const char *desc, struct time_bench_cpu *tasks,
+				 int n);
+
 #endif /* PAGEPOOL_TOOLS_TIME_BENCH_H */
