@@ -16,21 +16,11 @@
 #include <pagepool/fault.h>
 #include <pagepool/page_pool.h>
 
-#include "helpers.h"
-
-static struct page_pool_stats
-stats_of(struct page_pool *pool)
-{
-	struct page_pool_stats s;
-
-	memset(&s, 0, sizeof(s));
-	CHECK(page_pool_get_stats(pool, &s));
-	return s;
-}
+#include "page_pool_helpers.h"
 
 #define EXPECT_STATS(pool, f, sl, ho, em, rf, wv, ca, cf, ri, rfu, rel)      \
 	do {                                                                 \
-		struct page_pool_stats __s = stats_of(pool);                 \
+		struct page_pool_stats __s = pp_test_stats(pool);                 \
 		CHECK_EQ(__s.alloc_stats.fast, f);                           \
 		CHECK_EQ(__s.alloc_stats.slow, sl);                          \
 		CHECK_EQ(__s.alloc_stats.slow_high_order, ho);               \
@@ -265,7 +255,7 @@ test_bulk(void)
 	 * the first full bulk and one for the second; 16 released. */
 	EXPECT_STATS(a, 19, 1, 0, 1, 0, 0, 0, 0, 19, 0, 0);
 	{
-		struct page_pool_stats s = stats_of(b);
+		struct page_pool_stats s = pp_test_stats(b);
 
 		CHECK_EQ(s.recycle_stats.ring, 4);
 		CHECK(s.recycle_stats.ring_full >= 1);

@@ -18,28 +18,7 @@
 
 #include <pagepool/page_pool.h>
 
-#include "helpers.h"
-
-static int freed;
-
-static void
-on_free(void *pool)
-{
-	(void)pool;
-	__atomic_store_n(&freed, 1, __ATOMIC_RELEASE);
-}
-
-static void
-wait_freed(int max_ms)
-{
-	int waited;
-
-	for (waited = 0; !__atomic_load_n(&freed, __ATOMIC_ACQUIRE);
-	     waited++) {
-		CHECK(waited < max_ms);
-		usleep(1000);
-	}
-}
+#include "page_pool_helpers.h"
 
 static struct page_pool *
 new_pool(unsigned int defer_ms, unsigned int warn_ms)
@@ -53,9 +32,7 @@ new_pool(unsigned int defer_ms, unsigned int warn_ms)
 	struct page_pool *pool = page_pool_create(&pp);
 
 	CHECK(pool != NULL);
-	page_pool_use_xdp_mem(pool, on_free);
-	page_pool_destroy(pool);	/* drop the memory model's ref now */
-	freed = 0;
+	pp_test_watch_free(pool);
 	return pool;
 }
 
@@ -67,7 +44,7 @@ test_idle(void)
 
 	page_pool_recycle_direct(pool, page);
 	page_pool_destroy(pool);
-	CHECK_EQ(__atomic_load_n(&freed, __ATOMIC_ACQUIRE), 1);	/* at once */
+	CHECK_EQ(pp_test_is_freed(), 1);	/* at once */
 }
 
 struct holder {
@@ -113,9 +90,9 @@ test_deferred_with_warning(void)
 	dup2(fileno(log), STDERR_FILENO);
 	CHECK_EQ(pthread_create(&th, NULL, returner, &h), 0);
 	page_pool_destroy(pool);
-	CHECK_EQ(__atomic_load_n(&freed, __ATOMIC_ACQUIRE), 0);	/* 32 held */
+	CHECK_EQ(pp_test_is_freed(), 0);	/* 32 held */
 	CHECK_EQ(pthread_join(th, NULL), 0);
-	wait_freed(5000);
+	pp_test_wait_freed(5000);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -145,15 +122,13 @@ test_owner_puts_after_destroy(void)
 	napi_init_current(&napi);
 	pool = page_pool_create(&pp);
 	CHECK(pool != NULL);
-	page_pool_use_xdp_mem(pool, on_free);
-	page_pool_destroy(pool);
-	freed = 0;
+	pp_test_watch_free(pool);
 	page = page_pool_alloc_pages(pool, GFP_KERNEL);
 	page_pool_destroy(pool);
 	/* Direct recycling is off now: the put goes to the ring, and the
 	 * retry releases it from there. */
 	page_pool_put_full_page(pool, page, false);
-	wait_freed(5000);
+	pp_test_wait_freed(5000);
 }
 
 int

@@ -18,7 +18,7 @@
 #include <pagepool/opts.h>
 #include <pagepool/page_pool.h>
 
-#include "helpers.h"
+#include "page_pool_helpers.h"
 
 static struct pp_dma_stats
 dev_stats(struct device *dev)
@@ -110,15 +110,6 @@ test_coherent_skips_sync(void)
 	pp_dma_dev_destroy(dev);
 }
 
-static int freed;
-
-static void
-on_free(void *pool)
-{
-	(void)pool;
-	__atomic_store_n(&freed, 1, __ATOMIC_RELEASE);
-}
-
 /*
  * Seed 003. Returns the faults the device saw and how many mappings were
  * still live when it was unbound.
@@ -141,13 +132,13 @@ seed003(bool untracked, uint64_t *faults, uint64_t *live_at_unbind)
 	struct page *held[10];
 	struct page_pool *pool;
 	struct pp_dma_stats s;
-	int i, waited;
+	int i;
 
 	CHECK(dev != NULL);
 	pool = page_pool_create(&pp);
 	CHECK(pool != NULL);
-	page_pool_use_xdp_mem(pool, on_free);
-	freed = 0;
+	page_pool_get(pool);	/* the driver's and the memory model's */
+	pp_test_watch_free(pool);
 	for (i = 0; i < 10; i++) {
 		held[i] = page_pool_alloc_pages(pool, GFP_KERNEL);
 		CHECK(held[i] != NULL);
@@ -160,15 +151,12 @@ seed003(bool untracked, uint64_t *faults, uint64_t *live_at_unbind)
 	/* The driver goes away: pool destroyed (deferred), device unbound. */
 	page_pool_destroy(pool);
 	page_pool_destroy(pool);
-	CHECK_EQ(__atomic_load_n(&freed, __ATOMIC_ACQUIRE), 0);
+	CHECK_EQ(pp_test_is_freed(), 0);
 	CHECK_EQ(pp_dma_dev_unbind(dev), 0);
 	/* The stack returns its pages long after. */
 	for (i = 0; i < 10; i++)
 		page_pool_put_full_page(pool, held[i], false);
-	for (waited = 0; !__atomic_load_n(&freed, __ATOMIC_ACQUIRE); waited++) {
-		CHECK(waited < 5000);
-		usleep(1000);
-	}
+	pp_test_wait_freed(5000);
 	s = dev_stats(dev);
 	*faults = s.faults;
 	*live_at_unbind = s.unbind_live_mappings;

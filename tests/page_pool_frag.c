@@ -14,7 +14,7 @@
 
 #include <pagepool/page_pool.h>
 
-#include "helpers.h"
+#include "page_pool_helpers.h"
 
 static struct page_pool *
 new_pool(void)
@@ -24,16 +24,6 @@ new_pool(void)
 
 	CHECK(pool != NULL);
 	return pool;
-}
-
-static struct page_pool_stats
-stats_of(struct page_pool *pool)
-{
-	struct page_pool_stats s;
-
-	memset(&s, 0, sizeof(s));
-	CHECK(page_pool_get_stats(pool, &s));
-	return s;
 }
 
 static void
@@ -62,10 +52,10 @@ test_frag_packing(void)
 	CHECK_EQ(p[0]->pp_ref_count, 4);
 	for (i = 0; i < 3; i++)
 		page_pool_put_page(pool, p[0], -1, true);
-	s = stats_of(pool);
+	s = pp_test_stats(pool);
 	CHECK_EQ(s.recycle_stats.cached, 0);
 	page_pool_put_page(pool, p[0], -1, true);	/* the last holder */
-	s = stats_of(pool);
+	s = pp_test_stats(pool);
 	CHECK_EQ(s.recycle_stats.cached, 1);
 	/* Reset for its next use (debug builds mark a page in the pool 0). */
 	CHECK_EQ(p[0]->pp_ref_count, PP_DEBUG ? 0 : 1);
@@ -87,9 +77,9 @@ test_reuse_in_place(void)
 	CHECK(b == a && off == 2048);
 	page_pool_put_page(pool, b, -1, true);
 	/* Nobody holds a fragment of the full page: it is reused in place. */
-	before = stats_of(pool);
+	before = pp_test_stats(pool);
 	b = page_pool_alloc_frag(pool, &off, 2048, GFP_KERNEL);
-	after = stats_of(pool);
+	after = pp_test_stats(pool);
 	CHECK(b == a && off == 0);
 	CHECK_EQ(after.alloc_stats.fast, before.alloc_stats.fast + 1);
 	CHECK_EQ(after.recycle_stats.cached, before.recycle_stats.cached + 1);
