@@ -3,8 +3,8 @@
 #
 # Lint the man pages: every page renders without a single groff warning,
 # carries the sections our style requires, and is installed by meson.build;
-# every public function and every ptr_ring.h macro has a page; pagepool
-# pages named in cross-references exist.
+# every public function and every public macro of the documented headers
+# has a page; pagepool pages named in cross-references exist.
 #
 # Usage: lint.sh SOURCE_ROOT
 # Exit: 0 pass, 1 fail, 77 skip (groff missing), as the tests do.
@@ -135,7 +135,12 @@ for f in "$tmp"/man3/* "$tmp"/man7/*; do
 	# Cross-references to our own pages must resolve.
 	for ref in $(sed -n 's/^\.BR \([A-Za-z_][A-Za-z0-9_]*\) (\([37]\)).*/\1.\2/p' "$f"); do
 		case $ref in
-		ptr_ring*|__ptr_ring*|PTR_RING*|__PTR_RING*|pp_*|pagepool.*)
+		ptr_ring*|__ptr_ring*|PTR_RING*|__PTR_RING*|pp_*|PP_*|\
+		pagepool.*|page_*|PAGE_*|__page_pool*|alloc_pages*|\
+		__free_pages.*|free_frozen_pages.*|put_page.*|get_page.*|\
+		virt_to_page.*|compound_*|PageTail.*|set_page_*|\
+		clear_page_*|napi_*|dma_*|DMA_*|__GFP_*|MAX_PAGE_ORDER.*|\
+		NR_PAGE_ORDERS.*|NUMA_NO_NODE.*)
 			have_page "${ref%.*}" "${ref##*.}" ||
 				fail "$rel: refers to missing page $ref"
 			;;
@@ -151,12 +156,55 @@ for f in "$tmp"/man3/* "$tmp"/man7/*; do
 done
 
 # Public names that need a page: every function declared PP_API or defined
-# static inline in the documented headers, and every macro ptr_ring.h
-# defines. A component's header joins this list together with its pages
-# (the *_pvt.h indirect headers are not API and never do). Kernel style puts
-# the return type of a definition on its own line, so a "static" or "PP_API"
+# static inline in the documented headers, and every macro the macro-bearing
+# ones define. A component's header joins these lists together with its
+# pages (the *_pvt.h indirect headers are not API and never do; kcompat.h is
+# the kernel vocabulary, described in pagepool(7)). Kernel style puts the
+# return type of a definition on its own line, so a "static" or "PP_API"
 # line without "(" means the name starts the next line.
-documented="ptr_ring.h fault.h version.h.in"
+documented="ptr_ring.h fault.h version.h.in page.h dma.h opts.h
+	page_pool_types.h page_pool.h"
+macro_documented="ptr_ring.h page.h dma.h opts.h page_pool_types.h
+	page_pool.h"
+# Macros of those headers that are not API and have no page of their own,
+# besides the include guards (PAGEPOOL_*_H) and the local helpers a header
+# #undefs again (PP_DMA_STATS_FIELD):
+#  - encodings inside struct page that only the inline helpers and the
+#    library read: the node's place in page->flags (PP_NODES_PGSHIFT), the
+#    page_pool signature and DMA tracking index in page->pp_magic
+#    (PP_SIGNATURE, PP_MAGIC_MASK, PP_DMA_INDEX_*) and the fragment bias
+#    (PP_BIAS_MAX); page_alloc(7) and page_pool(7) describe them;
+#  - the statistics increments of the inline fast paths (__pp_stat_inc,
+#    pp_alloc_stat_inc).
+# An entry that no documented header defines any more is an error, so the
+# list cannot outlive the names it excuses.
+internal_macros="PP_NODES_PGSHIFT PP_SIGNATURE PP_MAGIC_MASK PP_DMA_INDEX_SHIFT
+	PP_DMA_INDEX_BITS PP_DMA_INDEX_MASK PP_BIAS_MAX __pp_stat_inc
+	pp_alloc_stat_inc"
+define_re='s/^#[ 	]*define[ 	]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p'
+undef_re='s/^#[ 	]*undef[ 	]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p'
+macros=$(
+	for h in $macro_documented; do
+		h=$incdir/$h
+		[ -f "$h" ] || continue
+		undefs=" $(sed -n "$undef_re" "$h" | tr '\n' ' ') "
+		for m in $(sed -n "$define_re" "$h"); do
+			case $m in
+			PAGEPOOL_*_H) continue ;;
+			esac
+			case $undefs in
+			*" $m "*) continue ;;
+			esac
+			echo "$m"
+		done
+	done
+)
+for m in $internal_macros; do
+	case " $(echo $macros) " in
+	*" $m "*) ;;
+	*) fail "lint.sh: allowlisted macro $m is not defined in any documented header" ;;
+	esac
+done
 names=$(
 	for h in $documented; do
 		h=$incdir/$h
@@ -186,8 +234,12 @@ names=$(
 				print w[n]
 		}' "$h"
 	done
-	sed -n 's/^#[ 	]*define[ 	]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' \
-		"$incdir/ptr_ring.h" | grep -v '^PAGEPOOL_[A-Z_]*_H$'
+	for m in $macros; do
+		case " $(echo $internal_macros) " in
+		*" $m "*) ;;
+		*) echo "$m" ;;
+		esac
+	done
 )
 checked=0
 for n in $(printf '%s\n' "$names" | sort -u); do
