@@ -21,7 +21,8 @@
  * produce and its unlock (the kernel's 271683bb2cf3); the increment is a
  * release operation read with acquire, so every access of the last put
  * happens before the free. The owner's direct path never races with destroy:
- * destroy requires the owner to have stopped (checked in debug builds).
+ * destroy requires the owner to have stopped (debug builds report a
+ * destroy from another thread while direct recycling is still on).
  * tests/model/page_pool_destroy.pml checks the protocol.
  *
  * Deferred release runs on one background thread, started when a pool is
@@ -113,7 +114,10 @@ _pp_set_pp_info(struct page_pool *pool, struct page *page)
 	page->pp_ref_count = 1;
 	if (pool->has_init_callback)
 		pool->p.init_callback(page, pool->p.init_arg);
-	pool->pages_state_hold_cnt++;
+	/* One writer (the allocation side); page_pool_inflight() may read
+	 * it from any thread. */
+	pp_store_relaxed(&pool->pages_state_hold_cnt,
+			 pool->pages_state_hold_cnt + 1);
 }
 
 void
@@ -143,7 +147,7 @@ page_pool_inflight(const struct page_pool *pool)
 
 	/* Serial-number arithmetic: valid while fewer than 2^31 pages are
 	 * in flight, as in the kernel. */
-	return (int)(pool->pages_state_hold_cnt - release);
+	return (int)(pp_load_relaxed(&pool->pages_state_hold_cnt) - release);
 }
 
 /* ---- Create ------------------------------------------------------------ */
@@ -374,51 +378,67 @@ defer_init(void)
 	pthread_condattr_destroy(&attr);
 }
 
-/* One pass over the deferred pools; returns ms until the next is due. */
+/*
+ * Retry the deferred pools that are due. Called with defer_lock held; the
+ * lock is dropped while pools are released, because freeing one runs its
+ * disconnect callback, which may destroy (and so defer) another pool.
+ * Returns the ms until the next pool is due.
+ */
 static uint64_t
 defer_pass(void)
 {
-	struct page_pool **pp = &defer_head;
+	struct page_pool **pp = &defer_head, *due = NULL, *still = NULL;
 	uint64_t now = now_ms(), next = UINT64_MAX;
 
 	while (*pp != NULL) {
 		struct page_pool *pool = *pp;
-		uint64_t due = pool->defer_start_ms +
-			       pool->destroy_cnt * pool->p.defer_ms;
-		int inflight;
+		uint64_t at = pool->defer_start_ms +
+			      pool->destroy_cnt * pool->p.defer_ms;
 
-		if (now < due) {
-			if (due - now < next)
-				next = due - now;
+		if (now < at) {
+			if (at - now < next)
+				next = at - now;
 			pp = &pool->deferred_next;
 			continue;
 		}
 		*pp = pool->deferred_next;
-		/* Read before the release, which may free the pool. */
-		{
-			unsigned int id = pool->id;
-			uint64_t start = pool->defer_start_ms;
+		pool->deferred_next = due;
+		due = pool;
+	}
+	pthread_mutex_unlock(&defer_lock);
 
-			inflight = page_pool_release(pool);
-			if (inflight <= 0)
-				continue;	/* freed, or unrecoverable */
-			if (now >= pool->defer_warn_ms) {
-				fprintf(stderr,
-					"page_pool_release_retry() stalled "
-					"pool shutdown: id %u, %d inflight "
-					"%llu sec\n",
-					id, inflight,
-					(unsigned long long)(now - start) /
-						1000);
-				pool->defer_warn_ms =
-					now + pool->p.defer_warn_ms;
-			}
+	while (due != NULL) {
+		struct page_pool *pool = due;
+		/* Read before the release, which may free the pool. */
+		unsigned int id = pool->id;
+		uint64_t start = pool->defer_start_ms;
+		int inflight;
+
+		due = pool->deferred_next;
+		inflight = page_pool_release(pool);
+		if (inflight <= 0)
+			continue;	/* freed, or unrecoverable */
+		if (now >= pool->defer_warn_ms) {
+			fprintf(stderr,
+				"page_pool_release_retry() stalled pool "
+				"shutdown: id %u, %d inflight %llu sec\n",
+				id, inflight,
+				(unsigned long long)(now - start) / 1000);
+			pool->defer_warn_ms = now + pool->p.defer_warn_ms;
 		}
-		pool->deferred_next = *pp;
-		*pp = pool;
-		pp = &pool->deferred_next;
 		if (pool->p.defer_ms < next)
 			next = pool->p.defer_ms;
+		pool->deferred_next = still;
+		still = pool;
+	}
+
+	pthread_mutex_lock(&defer_lock);
+	while (still != NULL) {
+		struct page_pool *pool = still;
+
+		still = pool->deferred_next;
+		pool->deferred_next = defer_head;
+		defer_head = pool;
 	}
 	return next;
 }
@@ -501,6 +521,8 @@ page_pool_destroy(struct page_pool *pool)
 {
 	if (pool == NULL)
 		return;
+	if (PP_DEBUG)
+		__page_pool_debug_destroy(pool);
 	/* A5/R5: the last user sees the others' work on the pool. */
 	if (__atomic_sub_fetch(&pool->user_cnt, 1, __ATOMIC_ACQ_REL) != 0)
 		return;

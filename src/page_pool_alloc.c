@@ -211,9 +211,8 @@ page_pool_alloc_frag(struct page_pool *pool, unsigned int *offset,
 	}
 	size = (size + PP_FRAG_ALIGN - 1) & ~(PP_FRAG_ALIGN - 1);
 	page = pool->frag_page;
-	*offset = pool->frag_offset;
 
-	if (page != NULL && *offset + size > max_size) {
+	if (page != NULL && pool->frag_offset + size > max_size) {
 		page = drain_frag(pool, page);
 		if (page != NULL) {
 			pp_alloc_stat_inc(pool, fast);
@@ -223,6 +222,8 @@ page_pool_alloc_frag(struct page_pool *pool, unsigned int *offset,
 	if (page == NULL) {
 		page = page_pool_alloc_pages(pool, gfp);
 		if (page == NULL) {
+			/* *offset untouched: the caller's output is only
+			 * written on success. */
 			pool->frag_page = NULL;
 			return NULL;
 		}
@@ -235,6 +236,7 @@ frag_reset:
 		page_pool_fragment_page(page, PP_BIAS_MAX);
 		return page;
 	}
+	*offset = pool->frag_offset;
 	pool->frag_users++;
 	pool->frag_offset = *offset + size;
 	return page;
@@ -253,9 +255,12 @@ page_pool_alloc(struct page_pool *pool, unsigned int *offset,
 	}
 	max_size = (unsigned int)(PAGE_SIZE << pool->p.order);
 	if (*size > max_size / 2) {
-		*size = max_size;
-		*offset = 0;
-		return page_pool_alloc_pages(pool, gfp);
+		page = page_pool_alloc_pages(pool, gfp);
+		if (page != NULL) {
+			*size = max_size;
+			*offset = 0;
+		}
+		return page;
 	}
 	page = page_pool_alloc_frag(pool, offset, *size, gfp);
 	if (page == NULL)

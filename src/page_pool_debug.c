@@ -65,7 +65,27 @@ __page_pool_debug_put(struct page_pool *pool, struct page *page,
 	if (allow_direct && not_owner(pool))
 		report(pool, page,
 		       "direct recycle from a thread that is not the owner");
+	/* Its cache is never emptied again: the page, and so the pool,
+	 * would be stranded. Such a put is dropped (the page leaks). */
+	if (allow_direct && pp_load_relaxed(&pool->user_cnt) == 0) {
+		report(pool, page, "direct recycle into a destroyed pool");
+		return false;
+	}
 	return true;
+}
+
+void
+__page_pool_debug_destroy(struct page_pool *pool)
+{
+	if (not_owner(pool)) {
+		pp_fetch_add_relaxed(&pool->debug_errors, 1);
+		fprintf(stderr,
+			"page_pool: id %u: destroyed from a thread that is not "
+			"its owner while direct recycling is on: call "
+			"page_pool_disable_direct_recycling() in the owner "
+			"first\n",
+			pool->id);
+	}
 }
 
 void

@@ -30,11 +30,12 @@ put_decide(struct page_pool *pool, struct page *page, int dma_sync_size,
 {
 	if (PP_LIKELY(page_ref_count(page) == 1 &&
 		      !page_is_pfmemalloc(page))) {
+		/* Poison first: the device must see the page as synced. */
+		if (PP_DEBUG)
+			__page_pool_debug_recycle(pool, page);
 		if (pp_load_relaxed(&pool->dma_sync))
 			_pp_dma_sync_for_device(pool, page, dma_sync_size,
 						allow_direct);
-		if (PP_DEBUG)
-			__page_pool_debug_recycle(pool, page);
 		if (allow_direct) {
 			if (pool->alloc.count < PP_ALLOC_CACHE_SIZE) {
 				pool->alloc.cache[pool->alloc.count++] = page;

@@ -4,8 +4,8 @@
  *
  * page_pool debug checks (PP_DEBUG builds; skipped otherwise): a double
  * put, a put to the wrong pool, a page that never came from a pool, a
- * write to a page after it was returned, and direct recycling outside the
- * owner thread are each detected, reported with the page and the pool
+ * write to a page after it was returned, direct recycling outside the
+ * owner thread and a destroy racing the owner are each detected, reported with the page and the pool
  * named, and counted; a misdirected put is dropped, so the pool's state
  * stays intact.
  */
@@ -63,6 +63,13 @@ new_pool(struct napi_struct *napi)
 
 static struct page_pool *other_pool;
 static struct page *other_page;
+
+static void *
+destroy_from_other_thread(void *arg)
+{
+	page_pool_destroy(arg);
+	return NULL;
+}
 
 static void *
 direct_from_other_thread(void *arg)
@@ -151,6 +158,15 @@ main(void)
 
 	page_pool_disable_direct_recycling(b);
 	page_pool_destroy(b);
+
+	/* Destroyed by another thread while its owner still recycles. */
+	b = new_pool(&napi);
+	capture_start();
+	CHECK_EQ(pthread_create(&th, NULL, destroy_from_other_thread, b), 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	capture_expect("destroyed from a thread that is not its owner while "
+		       "direct recycling is on");
+
 	page_pool_destroy(a);
 	return T_EXIT_PASS;
 }

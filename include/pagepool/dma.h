@@ -14,7 +14,7 @@
  * device shares. Three kinds exist:
  *
  *  - the identity device (pp_dma_identity_create()): the DMA address is the
- *    virtual address, syncs are memory fences (coherent x86). It models a
+ *    virtual address, syncs are compiler barriers (coherent x86). It models a
  *    machine without an IOMMU and is what benchmarks use.
  *  - the IOMMU model (pp_iommu_create()): each map takes a range of a
  *    private IOVA space, page-granular, with a translation table behind it;
@@ -422,9 +422,9 @@ pp_dma_mapping_error(const struct device *dev, dma_addr_t addr)
 }
 
 /*
- * The kernel's names, for code ported from a driver. dma_map_page_attrs()
- * takes a struct page and lives with it (pagepool/page.h); everything here
- * takes a virtual address or a DMA address. The void ones drop the result
+ * The kernel's names, for code ported from a driver. Everything here takes
+ * a virtual address or a DMA address (there is no dma_map_page_attrs():
+ * map page_address(page) instead). The void ones drop the result
  * as the kernel's do: faults are still counted and reported.
  */
 static inline int

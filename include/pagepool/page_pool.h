@@ -72,8 +72,10 @@ extern "C" {
  * pool, a page that never came from a pool, a direct recycle or an
  * allocation outside the owner thread, and a write to a page after it was
  * returned (recycled pages are poisoned and checked when handed out again).
- * Each error is reported on stderr with the page and the pool named,
- * counted (page_pool_debug_errors()), and the offending put is dropped.
+ * Each error is reported on stderr with the page and the pool named and
+ * counted (page_pool_debug_errors()). Puts of a foreign page, to the wrong
+ * pool, a second time, or directly into a destroyed pool are dropped; a
+ * direct recycle outside the owner thread is reported and carried out.
  */
 #ifndef PP_DEBUG
 #define PP_DEBUG 0
@@ -91,6 +93,8 @@ PP_API void __page_pool_debug_recycle(struct page_pool *pool,
 				      struct page *page);
 /** __page_pool_debug_alloc() - check a page handed out by @pool. */
 PP_API void __page_pool_debug_alloc(struct page_pool *pool, struct page *page);
+/** __page_pool_debug_destroy() - check the context of a destroy. */
+PP_API void __page_pool_debug_destroy(struct page_pool *pool);
 
 /**
  * page_pool_debug_errors() - misuse detected on @pool so far (always 0
@@ -166,7 +170,8 @@ PP_API struct page_pool *page_pool_create(const struct page_pool_params *params)
  * shutdown: id N, M inflight S sec").
  *
  * Context: the owner, or any thread once the owner no longer uses the
- * pool. Pages may still be returned from any thread, before and after.
+ * pool. Pages may still be returned from any thread, before and after,
+ * with allow_direct false once destroy has been called.
  */
 PP_API void page_pool_destroy(struct page_pool *pool);
 
@@ -266,7 +271,8 @@ page_pool_dev_alloc_pages(struct page_pool *pool)
  * page_pool_alloc_frag() - @size bytes inside a pool page.
  * @pool: the pool
  * @offset: receives the fragment's offset in the page
- * @size: bytes, rounded up to the cache line; at most the block size
+ * @size: bytes, rounded up to the DMA alignment (1 on x86, where DMA is
+ *	cache-coherent; the cache line elsewhere); at most the block size
  * @gfp: allocation flags
  *
  * Fragments of one page share it through pp_ref_count; each is returned

@@ -5,10 +5,9 @@
  * Umbrella header: everything public in pagepool.
  *
  * pagepool brings the Linux kernel's network memory machinery to userspace
- * with the kernel's names and semantics: ptr_ring and the page allocator
- * beneath page_pool (this release), and page_pool and page_frag_cache (to
- * come). Link with
- * `pkg-config --cflags --libs pagepool`.
+ * with the kernel's names and semantics: ptr_ring, the page allocator,
+ * DMA devices and page_pool (this release); page_frag_cache is to come.
+ * Link with `pkg-config --cflags --libs pagepool`.
  */
 #ifndef PAGEPOOL_PAGEPOOL_H
 #define PAGEPOOL_PAGEPOOL_H
