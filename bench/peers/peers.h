@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * The harness shared by the side-by-side peer benchmarks (bench/peers/):
+ * one program per allocator family, so an allocator that replaces malloc
+ * when linked (mimalloc, jemalloc) never contaminates another's rows.
+ *
+ * Every row prints the kernel's time_bench line, "Type:<peer>_<op>_<mode>
+ * Per elem: N cycles(tsc) N.N ns ...", where one element is one buffer
+ * round trip (allocate, write one byte, free) or one ring item, and <mode>
+ * is one of:
+ *   same   one thread, pinned, allocates, touches and frees N buffers
+ *   cross  thread A (first usable CPU) allocates and touches, passes each
+ *          buffer over an SPSC ptr_ring of 1024 to thread B (second CPU),
+ *          which frees it: the cost of a remote free plus the refill it
+ *          forces on A, per buffer, as throughput (N/4 buffers, at most
+ *          2 s)
+ *   spsc   ring peers: A produces 1..N, B consumes and checks the order
+ *
+ * Each get function writes one byte of the buffer it returns, so no
+ * allocator gets away with handing out memory it never faults in or
+ * touches.
+ *
+ * The loops are always_inline templates taking the allocator's functions
+ * as constant arguments, so each row compiles to the direct calls (or
+ * inline code) a user of that allocator would get, with no indirect call
+ * in the timed loop.
+ */
+#ifndef PAGEPOOL_BENCH_PEERS_H
+#define PAGEPOOL_BENCH_PEERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pagepool/ptr_ring.h>
+
+#include "cpu.h"
+#include "time_bench.h"
+
+/*
+ * Untimed round trips before a same-thread row, in every program: first
+ * faults, pool set-up and lazy initialisation stay out of the figure (DPDK
+ * populates its pool at create time; the others do it on first use).
+ */
+#define PEER_WARMUP 10000
+
+/* Buffer size of every allocator row. */
+#define PEER_BUF_SIZE 4096
+/* Items in flight between A and B (the transport ring). */
+#define PEER_RING_SIZE 1024
+
+struct peer_opts {
+	uint64_t n;		/* same and spsc rows */
+	uint64_t n_cross;	/* cross rows: n / 4 */
+	int cpu_a, cpu_b;	/* the CPUs A and B are pinned to */
+};
+
+extern struct peer_opts peer_opts;
+extern const char *peer_prog;
+
+/*
+ * Parse -N COUNT and -h; fill peer_opts and print the program's header
+ * ("# <prog>: N ..., A on CPU x, B on CPU y"). @extra_help is appended to
+ * the usage text. Exits 2 on bad usage.
+ */
+void peer_init(int argc, char **argv, const char *prog,
+	       const char *what, const char *extra_help);
+
+/* Print the time_bench line of @rec as "Type:@type", or complain. */
+void peer_report(const char *type, struct time_bench_record *rec);
+
+/* Report a fatal error of the benchmark itself and exit 1. */
+void peer_die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+						   noreturn));
+
+/* Keep the compiler from eliding an allocate/free pair: @p escapes. */
+static inline void
+peer_escape(void *p)
+{
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+/*
+ * The one-byte write every row does to every buffer, in the allocator's
+ * get function (a page row's handle is its struct page, its memory is
+ * page_address()).
+ */
+static inline void
+peer_touch(void *buf)
+{
+	*(volatile unsigned char *)buf = 1;
+}
+
+/*
+ * ---- same: one thread ---------------------------------------------------
+ */
+
+/*
+ * Allocate, touch and free @n buffers; returns how many round trips
+ * completed (fewer when an allocation failed).
+ */
+static inline __attribute__((always_inline)) uint64_t
+peer_same_loop(void *ctx, uint64_t n, void *(*get)(void *ctx),
+	       void (*put)(void *ctx, void *buf))
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		void *buf = get(ctx);
+
+		if (__builtin_expect(buf == NULL, 0))
+			break;
+		peer_escape(buf);
+		put(ctx, buf);
+	}
+	return i;
+}
+
+/*
+ * ---- cross: A allocates, B frees ------------------------------------------
+ */
+
+/*
+ * A cross row stops after n_cross buffers or this long, whichever comes
+ * first: a remote free costs from 10 ns to several microseconds (glibc),
+ * and the slowest rows would otherwise dominate the suite's run time. The
+ * time_bench line's invoke count says how many really ran.
+ */
+#define PEER_CROSS_MAX_NS 2000000000ull
+
+struct peer_cross {
+	struct ptr_ring ring;	/* A -> B, __ptr_ring_produce/consume */
+	void *ctx;		/* the allocator's state */
+	uint64_t n;
+	uint64_t deadline;	/* wall clock, ns; A checks every 1024 */
+	bool timed_out;
+	int ready;		/* B pinned and waiting */
+	int start;		/* A's go */
+	int b_cpu;
+	uint64_t freed;		/* by B */
+};
+
+/* Set up @x for @n buffers of allocator state @ctx. */
+void peer_cross_init(struct peer_cross *x, void *ctx, uint64_t n);
+void peer_cross_fini(struct peer_cross *x);
+
+/*
+ * B's side before its loop: pin to cpu_b (unless @pin is false: a DPDK
+ * lcore is pinned by EAL), say ready, wait for the start.
+ */
+void peer_cross_b_enter(struct peer_cross *x, bool pin);
+
+/*
+ * A's side: wait until B is ready, start @rec and release B. The caller
+ * then runs its producer loop and, once B is done, time_bench_stop().
+ */
+void peer_cross_a_begin(struct peer_cross *x, struct time_bench_record *rec);
+
+/*
+ * Run a cross row with B as a pthread on cpu_b running @b_main(x), A being
+ * the calling thread (pinned to cpu_a) running @a_main(x); report @type.
+ */
+void peer_cross_run(const char *type, void *ctx, void *(*b_main)(void *),
+		    uint64_t (*a_main)(struct peer_cross *x));
+
+/* A: allocate (get touches), pass; returns the buffers passed. */
+static inline __attribute__((always_inline)) uint64_t
+peer_cross_producer(struct peer_cross *x, void *(*get)(void *ctx))
+{
+	struct ptr_ring *r = &x->ring;
+	void *ctx = x->ctx;
+	uint64_t i;
+
+	for (i = 0; i < x->n; i++) {
+		void *buf;
+
+		if (__builtin_expect((i & 1023) == 1023, 0) &&
+		    time_bench_wallclock_ns() > x->deadline) {
+			x->timed_out = true;
+			break;
+		}
+		buf = get(ctx);
+		if (__builtin_expect(buf == NULL, 0))
+			break;
+		while (__ptr_ring_produce(r, buf) != 0)
+			pp_cpu_relax();
+	}
+	return i;
+}
+
+/* B: take each buffer off the ring and free it, until @n were freed. */
+static inline __attribute__((always_inline)) void
+peer_cross_consumer(struct peer_cross *x, void (*put)(void *ctx, void *buf))
+{
+	struct ptr_ring *r = &x->ring;
+	void *ctx = x->ctx;
+	uint64_t got;
+
+	for (got = 0; got < x->n; got++) {
+		void *buf;
+
+		while ((buf = __ptr_ring_consume(r)) == NULL) {
+			/* A stops early only when an allocation failed. */
+			if (pp_load_acquire(&x->start) == 2)
+				goto out;
+			pp_cpu_relax();
+		}
+		put(ctx, buf);
+	}
+out:
+	pp_store_release(&x->freed, got);
+}
+
+/*
+ * A, after its loop passed @done buffers: if that is fewer than n (out of
+ * time, or an allocation failed), let B stop once the ring is drained.
+ */
+void peer_cross_a_end(struct peer_cross *x, uint64_t done);
+
+/*
+ * After B finished and the clock stopped: fail on an allocation failure or
+ * a lost buffer, else print the row.
+ */
+void peer_cross_report(const char *type, struct peer_cross *x, uint64_t done,
+		       struct time_bench_record *rec);
+
+/*
+ * ---- spsc: ring peers ----------------------------------------------------
+ */
+
+struct peer_spsc {
+	void *ring;
+	uint64_t n;
+	int ready;
+	int start;
+	int b_cpu;
+	uint64_t errors;	/* values out of order, seen by B */
+};
+
+void peer_spsc_init(struct peer_spsc *s, void *ring, uint64_t n);
+
+/* The thread roles, as for cross rows. */
+void peer_spsc_b_enter(struct peer_spsc *s, bool pin);
+void peer_spsc_a_begin(struct peer_spsc *s, struct time_bench_record *rec);
+
+/*
+ * Run an spsc row: B a pthread on cpu_b running @b_main(s), A the caller
+ * running @a_main(s); check the order and report @type.
+ */
+void peer_spsc_run(const char *type, void *ring, void *(*b_main)(void *),
+		   void (*a_main)(struct peer_spsc *s));
+
+/* Report @type for a finished spsc row, failing on order errors. */
+void peer_spsc_done(const char *type, struct peer_spsc *s,
+		    struct time_bench_record *rec);
+
+/* A: produce 1..n, spinning while the ring is full. */
+static inline __attribute__((always_inline)) void
+peer_spsc_producer(struct peer_spsc *s, bool (*enq)(void *ring, void *v))
+{
+	void *ring = s->ring;
+	uint64_t i;
+
+	for (i = 1; i <= s->n; i++) {
+		while (!enq(ring, (void *)(uintptr_t)i))
+			pp_cpu_relax();
+	}
+}
+
+/* B: consume n values, spinning while empty, counting order errors. */
+static inline __attribute__((always_inline)) void
+peer_spsc_consumer(struct peer_spsc *s, void *(*deq)(void *ring))
+{
+	void *ring = s->ring;
+	uint64_t i, errors = 0;
+
+	for (i = 1; i <= s->n; i++) {
+		void *v;
+
+		while ((v = deq(ring)) == NULL)
+			pp_cpu_relax();
+		errors += (uintptr_t)v != i;
+	}
+	pp_store_release(&s->errors, errors);
+}
+
+/* B, burst form: @deq fills up to @max values and returns how many. */
+static inline __attribute__((always_inline)) void
+peer_spsc_consumer_burst(struct peer_spsc *s,
+			 unsigned int (*deq)(void *ring, void **v,
+					     unsigned int max))
+{
+	void *ring = s->ring;
+	void *v[32];
+	uint64_t next = 1, errors = 0;
+
+	while (next <= s->n) {
+		unsigned int k, got = deq(ring, v, 32);
+
+		if (got == 0) {
+			pp_cpu_relax();
+			continue;
+		}
+		for (k = 0; k < got; k++)
+			errors += (uintptr_t)v[k] != next + k;
+		next += got;
+	}
+	pp_store_release(&s->errors, errors);
+}
+
+#endif /* PAGEPOOL_BENCH_PEERS_H */

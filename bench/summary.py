@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# The summary of bench/peers_suite.sh: reads the time_bench lines of every
+# round ("Type:<peer>_<op>_<mode> Per elem: C cycles(tsc) N.N ns ..."), takes
+# the median of each row, and prints one table that puts every pagepool
+# path beside the peers compared with it, the ratio (peer ns / pagepool ns:
+# above 1 pagepool is faster), and a verdict per PRODUCT.md target. --json
+# prints the same as one JSON document; --dat FILE writes the bar chart's
+# data for bench/chart.gp.
+#   bench/summary.py [--json] [--dat FILE] [--meta KEY=VALUE ...] RESULTS
+import argparse
+import json
+import re
+import statistics
+import sys
+
+LINE = re.compile(r'Type:(\S+) Per elem: (\d+) cycles\(tsc\) ([0-9.]+) ns')
+
+# Groups: the pagepool row first, then the peers compared with it. A peer
+# may appear in more than one group (the aligned mallocs are compared with
+# the fast path and with our page allocator).
+GROUPS = [
+    ('fast', 'page_pool fast path (owner: alloc + recycle_direct)',
+     'pagepool_pp_fast_same', [
+         ('dpdk_mempool_c256_same', 'DPDK cached get/put (cache 256)'),
+         ('dpdk_mempool_c256_bulk32_same', 'DPDK cached get/put, bulk 32, per buffer'),
+         ('glibc_malloc_same', 'glibc malloc/free'),
+         ('glibc_aligned_same', 'glibc aligned_alloc(4096)/free'),
+         ('mimalloc_malloc_same', 'mimalloc mi_malloc/mi_free'),
+         ('mimalloc_aligned_same', 'mimalloc mi_malloc_aligned/mi_free'),
+         ('jemalloc_mallocx_same', 'jemalloc mallocx/dallocx'),
+         ('jemalloc_aligned_same', 'jemalloc mallocx(ALIGN 4096)/dallocx'),
+     ]),
+    ('ring', 'page_pool ring path (no owner, same thread)',
+     'pagepool_pp_ring_same', [
+         ('dpdk_mempool_c0_same', 'DPDK uncached get/put (cache 0)'),
+     ]),
+    ('cross', 'page_pool ring path, cross-thread (A allocs, B returns)',
+     'pagepool_pp_ring_cross', [
+         ('pagepool_pp_ring_bulk32_cross', 'page_pool, B put_page_bulk of 32'),
+         ('pagepool_alloc_pages_cross', 'pagepool alloc_pages/__free_pages'),
+         ('dpdk_mempool_c256_cross', 'DPDK cached, B on lcore 1'),
+         ('dpdk_mempool_c256_usercache_cross', 'DPDK, B non-EAL with a user cache'),
+         ('dpdk_mempool_c256_noneal_cross', 'DPDK, B non-EAL: no cache'),
+         ('dpdk_mempool_c0_cross', 'DPDK uncached (cache 0)'),
+         ('glibc_malloc_cross', 'glibc malloc/free'),
+         ('glibc_aligned_cross', 'glibc aligned_alloc(4096)/free'),
+         ('mimalloc_malloc_cross', 'mimalloc mi_malloc/mi_free'),
+         ('mimalloc_aligned_cross', 'mimalloc mi_malloc_aligned/mi_free'),
+         ('jemalloc_mallocx_cross', 'jemalloc mallocx/dallocx'),
+         ('jemalloc_aligned_cross', 'jemalloc mallocx(ALIGN 4096)/dallocx'),
+     ]),
+    ('slow', 'page_pool slow path (bulk refill from the page allocator)',
+     'pagepool_pp_slow_same', []),
+    ('pages', 'page allocator (alloc_pages/__free_pages order 0)',
+     'pagepool_alloc_pages_same', [
+         ('glibc_aligned_same', 'glibc aligned_alloc(4096)/free'),
+         ('mimalloc_aligned_same', 'mimalloc mi_malloc_aligned/mi_free'),
+         ('jemalloc_aligned_same', 'jemalloc mallocx(ALIGN 4096)/dallocx'),
+     ]),
+    ('spsc', 'ptr_ring SPSC (__ptr_ring_produce/__ptr_ring_consume, 1024)',
+     'pagepool_ptr_ring_spsc', [
+         ('pagepool_ptr_ring_batch32_spsc', 'ptr_ring, consumer batch 32'),
+         ('ck_ring_spsc', 'ck_ring enqueue/dequeue_spsc'),
+         ('dpdk_rte_ring_spsc', 'rte_ring sp_enqueue/sc_dequeue'),
+         ('dpdk_rte_ring_burst32_spsc', 'rte_ring sp/sc burst 32'),
+     ]),
+]
+
+MALLOC_SAME = ['glibc_malloc_same', 'glibc_aligned_same',
+               'mimalloc_malloc_same', 'mimalloc_aligned_same',
+               'jemalloc_mallocx_same', 'jemalloc_aligned_same']
+MALLOC_CROSS = [t.replace('_same', '_cross') for t in MALLOC_SAME]
+
+
+def load(path):
+    samples = {}
+    order = []
+    with open(path) as f:
+        for line in f:
+            m = LINE.search(line)
+            if m is None:
+                continue
+            t = m.group(1)
+            if t not in samples:
+                samples[t] = []
+                order.append(t)
+            samples[t].append((int(m.group(2)), float(m.group(3))))
+    stats = {}
+    for t, s in samples.items():
+        ns = [x[1] for x in s]
+        stats[t] = {
+            'cycles': int(round(statistics.median([x[0] for x in s]))),
+            'ns': statistics.median(ns),
+            'ns_min': min(ns),
+            'ns_max': max(ns),
+            'runs': len(s),
+        }
+    return stats, order
+
+
+def build_rows(stats, order):
+    rows = []
+    seen = set()
+    for key, title, ref, peers in GROUPS:
+        r = stats.get(ref)
+        rows.append({'group': key, 'title': title, 'type': ref,
+                     'label': 'pagepool (reference)', 'ref': None,
+                     'ratio': None, **(r or {}), 'missing': r is None})
+        seen.add(ref)
+        for t, label in peers:
+            p = stats.get(t)
+            seen.add(t)
+            if p is None:
+                continue
+            ratio = p['ns'] / r['ns'] if r and r['ns'] > 0 else None
+            rows.append({'group': key, 'title': title, 'type': t,
+                         'label': label, 'ref': ref, 'ratio': ratio,
+                         **p, 'missing': False})
+    for t in order:
+        if t not in seen:
+            rows.append({'group': 'other', 'title': 'other rows', 'type': t,
+                         'label': t, 'ref': None, 'ratio': None,
+                         **stats[t], 'missing': False})
+    return rows
+
+
+def ratio_of(stats, ref, peer):
+    if ref not in stats or peer not in stats or stats[ref]['ns'] <= 0:
+        return None
+    return stats[peer]['ns'] / stats[ref]['ns']
+
+
+def fmt_ratio(r):
+    return 'n/a' if r is None else '%.2fx' % r
+
+
+def verdicts(stats):
+    out = []
+
+    r = ratio_of(stats, 'pagepool_pp_fast_same', 'dpdk_mempool_c256_same')
+    out.append({
+        'target': 'page_pool fast path >= 1.5x faster than DPDK cached get/put',
+        'status': 'n/a' if r is None else ('MET' if r >= 1.5 else 'MISSED'),
+        'detail': 'no DPDK rows' if r is None else
+                  'DPDK cached get/put = %s page_pool fast path' % fmt_ratio(r),
+        'ratio': r})
+
+    # Every malloc: the fast path against the same-thread rows, and the
+    # cross-thread ring path against the cross-thread rows.
+    pairs = [('pagepool_pp_fast_same', t) for t in MALLOC_SAME] + \
+            [('pagepool_pp_ring_cross', t) for t in MALLOC_CROSS]
+    got = [(ratio_of(stats, a, b), b) for a, b in pairs]
+    got = [(x, b) for x, b in got if x is not None]
+    if not got:
+        out.append({'target': 'page_pool faster than every malloc',
+                    'status': 'n/a', 'detail': 'no malloc rows',
+                    'ratio': None})
+    else:
+        worst, who = min(got)
+        failed = [b for x, b in got if x <= 1.0]
+        out.append({
+            'target': 'page_pool faster than every malloc (fast path vs '
+                      'same-thread rows, ring path vs cross-thread rows)',
+            'status': 'MET' if not failed else 'MISSED',
+            'detail': 'closest %s %s' % (who, fmt_ratio(worst)) +
+                      ('; slower than %s' % ', '.join(failed)
+                       if failed else ''),
+            'ratio': worst})
+
+    rr = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'dpdk_rte_ring_spsc')
+    rc = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'ck_ring_spsc')
+    known = [x for x in (rr, rc) if x is not None]
+    status = 'n/a'
+    if known:
+        status = 'MET' if all(x > 1.0 for x in known) else 'MISSED'
+        if len(known) < 2 and status == 'MET':
+            status = 'MET (partial: a peer is missing)'
+    rb = ratio_of(stats, 'pagepool_ptr_ring_spsc',
+                  'dpdk_rte_ring_burst32_spsc')
+    out.append({
+        'target': 'ptr_ring SPSC faster than rte_ring and ck_ring',
+        'status': status,
+        'detail': 'no rte_ring or ck_ring rows' if not known else
+                  'rte_ring %s, ck_ring %s; rte_ring burst 32 %s, not '
+                  'part of the target' % (fmt_ratio(rr), fmt_ratio(rc),
+                                          fmt_ratio(rb)),
+        'ratio': min(known) if known else None})
+    return out
+
+
+def print_text(rows, verd, meta):
+    print('# ns per round trip (allocator rows) or per item (spsc rows), '
+          'median of %s rounds; ratio = peer ns / pagepool ns (above 1: '
+          'pagepool faster)' % meta.get('reps', '?'))
+    print('%-46s %8s %10s %10s %10s %8s' %
+          ('row', 'cycles', 'ns', 'ns_min', 'ns_max', 'ratio'))
+    group = None
+    for r in rows:
+        if r['group'] != group:
+            group = r['group']
+            print('== %s' % r['title'])
+        if r['missing']:
+            print('  %-44s %8s' % (r['type'], 'missing'))
+            continue
+        name = r['type'] if r['ref'] is None else r['label']
+        print('  %-44s %8d %10.3f %10.3f %10.3f %8s' %
+              (name[:44], r['cycles'], r['ns'], r['ns_min'], r['ns_max'],
+               '-' if r['ref'] is None else fmt_ratio(r['ratio'])))
+    print('# verdicts (PRODUCT.md targets):')
+    for v in verd:
+        print('%s: %s (%s)' % (v['target'], v['status'], v['detail']))
+
+
+def write_dat(path, rows):
+    # One bar per row, each row once: index, label, ns, colour (1 pagepool,
+    # 2 DPDK, 3 mallocs, 4 rings), in table order.
+    seen = set()
+    with open(path, 'w') as f:
+        i = 0
+        for r in rows:
+            if r['missing'] or r['type'] in seen:
+                continue
+            seen.add(r['type'])
+            t = r['type']
+            colour = 1 if t.startswith('pagepool') else \
+                2 if t.startswith('dpdk') else \
+                4 if t.startswith('ck') else 3
+            f.write('%d "%s" %.3f %d\n' % (i, t, r['ns'], colour))
+            i += 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('results')
+    ap.add_argument('--json', action='store_true')
+    ap.add_argument('--dat')
+    ap.add_argument('--meta', action='append', default=[],
+                    help='KEY=VALUE recorded in the output')
+    a = ap.parse_args()
+    meta = dict(m.split('=', 1) for m in a.meta)
+    stats, order = load(a.results)
+    if not stats:
+        print('summary: no time_bench lines in %s' % a.results,
+              file=sys.stderr)
+        return 1
+    rows = build_rows(stats, order)
+    verd = verdicts(stats)
+    if a.dat:
+        write_dat(a.dat, rows)
+    if a.json:
+        json.dump({'meta': meta, 'rows': rows, 'verdicts': verd},
+                  sys.stdout, indent=1)
+        print()
+    else:
+        print_text(rows, verd, meta)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
