@@ -359,6 +359,93 @@ test_slow_path_faults(void)
 	page_pool_destroy(pool);
 }
 
+static int init_calls;
+
+static void
+init_cb(struct page *page, void *arg)
+{
+	CHECK(arg == &init_calls);
+	CHECK(page->pp != NULL);
+	memset(page_address(page), 0xcd, 64);
+	init_calls++;
+}
+
+/* init_callback runs once per page entering the pool, never on reuse. */
+static void
+test_init_callback_and_flags(void)
+{
+	struct page_pool_params pp = {
+		.nid = NUMA_NO_NODE,
+		.flags = PP_FLAG_SYSTEM_POOL | PP_FLAG_ALLOW_UNREADABLE_NETMEM,
+		.init_callback = init_cb,
+		.init_arg = &init_calls,
+	};
+	struct page_pool *pool = page_pool_create(&pp);
+	struct page *page;
+	int i;
+
+	CHECK(pool != NULL);	/* accepted flags without userspace meaning */
+	page = page_pool_alloc_pages(pool, GFP_KERNEL);
+	CHECK_EQ(init_calls, 64);
+	CHECK_EQ(((unsigned char *)page_address(page))[10], 0xcd);
+	for (i = 0; i < 100; i++) {
+		page_pool_recycle_direct(pool, page);
+		page = page_pool_alloc_pages(pool, GFP_KERNEL);
+	}
+	CHECK_EQ(init_calls, 64);
+	page_pool_recycle_direct(pool, page);
+	page_pool_destroy(pool);
+}
+
+/*
+ * Allocation failure at every point of a DMA pool's first slow path: the
+ * page blocks, the device's IOVA bookkeeping and the tracking table. Every
+ * failed run reports ENOMEM or hands out fewer pages, and leaves nothing
+ * mapped or leaked (the device counts live mappings; LSan the rest).
+ */
+static void
+test_slow_path_fault_sweep(void)
+{
+	struct device *dev = pp_iommu_create(NULL);
+	long n;
+
+	CHECK(dev != NULL);
+	for (n = 0; n < 400; n++) {
+		struct page_pool_params pp = {
+			.flags = PP_FLAG_DMA_MAP,
+			.dev = dev,
+			.dma_dir = DMA_FROM_DEVICE,
+			.nid = NUMA_NO_NODE,
+		};
+		struct page_pool *pool = page_pool_create(&pp);
+		struct pp_dma_stats ds;
+		struct page *page;
+		unsigned long injected;
+
+		CHECK(pool != NULL);
+		pp_fault_inject_alloc(n, 1);
+		errno = 0;
+		page = page_pool_alloc_pages(pool, GFP_KERNEL | __GFP_NOWARN);
+		injected = pp_fault_injected();
+		pp_fault_inject_alloc(-1, 0);
+		if (page == NULL)
+			CHECK_EQ(errno, ENOMEM);
+		else
+			page_pool_recycle_direct(pool, page);
+		CHECK_EQ(page_pool_inflight(pool), pool->alloc.count);
+		page_pool_destroy(pool);
+		memset(&ds, 0, sizeof(ds));
+		ds.sz = sizeof(ds);
+		CHECK_EQ(pp_dma_dev_get_stats(dev, &ds), 0);
+		CHECK_EQ(ds.live_mappings, 0);
+		if (injected == 0)
+			break;
+	}
+	CHECK(n > 64);	/* at least every page block was a point */
+	CHECK(n < 400);
+	pp_dma_dev_destroy(dev);
+}
+
 int
 main(void)
 {
@@ -373,5 +460,7 @@ main(void)
 	test_inflight_wraps();
 	test_stats_api();
 	test_slow_path_faults();
+	test_init_callback_and_flags();
+	test_slow_path_fault_sweep();
 	return T_EXIT_PASS;
 }
