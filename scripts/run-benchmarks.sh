@@ -16,8 +16,8 @@ fi
 reps=${1:-5} count=${2:-100000000}
 
 dir=build-bench
-meson setup "$dir" --wipe -Dbuildtype=release -Dtests=false >/dev/null 2>&1 ||
-	meson setup "$dir" -Dbuildtype=release -Dtests=false >/dev/null
+rm -rf "$dir"
+meson setup "$dir" -Dbuildtype=release -Dtests=false >/dev/null
 ninja -C "$dir" >/dev/null
 
 mkdir -p bench-results

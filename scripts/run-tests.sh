@@ -56,8 +56,8 @@ run_build() {
 	local name=$1 cc=$2; shift 2
 	local dir=build-ci-$name
 	echo "== $name: configure ($cc $*)"
-	if ! CC=$cc meson setup "$dir" --wipe -Dwerror=true "$@" >"$dir.log" 2>&1 &&
-	   ! CC=$cc meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1; then
+	rm -rf "$dir"
+	if ! CC=$cc meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1; then
 		cat "$dir.log"; failed=$((failed + 1)); return
 	fi
 	if ! ninja -C "$dir" >"$dir.log" 2>&1; then
@@ -75,7 +75,8 @@ run_install() {
 	local dir=build-ci-install dest
 	dest=$(mktemp -d)
 	echo "== install: meson install into a scratch root"
-	if CC=gcc meson setup "$dir" --wipe -Dwerror=true -Dprefix=/usr \
+	rm -rf "$dir"
+	if CC=gcc meson setup "$dir" -Dwerror=true -Dprefix=/usr \
 		-Dtests=false >/dev/null 2>&1 &&
 	   ninja -C "$dir" >/dev/null 2>&1 &&
 	   meson install -C "$dir" --destdir "$dest" >/dev/null 2>&1 &&
