@@ -30,6 +30,7 @@
 
 #include <pagepool/page_pool.h>
 
+#include "cli.h"
 #include "cpu.h"
 #include "time_bench.h"
 
@@ -39,6 +40,7 @@
 #define POOL_SIZE 32000
 #define PREFILL 256
 #define PREFIX "bench_page_pool_cross_cpu: "
+#define PROG "bench_page_pool_cross_cpu"
 
 struct returner {
 	struct ptr_ring queue PP_CACHELINE_ALIGNED;
@@ -137,26 +139,6 @@ rx_main(void *arg)
 	return NULL;
 }
 
-static unsigned long long
-parse_num(const char *opt, const char *arg, unsigned long long min,
-	  unsigned long long max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno != 0 || end == arg || *end != '\0' || v < min || v > max ||
-	    arg[0] == '-') {
-		fprintf(stderr,
-			"bench_page_pool_cross_cpu: %s: '%s' is not a number "
-			"in %llu..%llu\n",
-			opt, arg, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 static void
 usage(FILE *out)
 {
@@ -201,11 +183,12 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			loops = parse_num("--loops", optarg, 1000, UINT32_MAX);
+			loops = pp_tool_parse_num(PROG, "--loops", optarg,
+						  1000, UINT32_MAX);
 			break;
 		case 'r':
-			nret = (int)parse_num("--returning_cpus", optarg, 1,
-					      MAX_CPUS);
+			nret = (int)pp_tool_parse_num(
+				PROG, "--returning_cpus", optarg, 1, MAX_CPUS);
 			break;
 		case 'h':
 			usage(stdout);

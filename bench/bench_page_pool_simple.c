@@ -36,6 +36,7 @@
 #include <pagepool/page_pool.h>
 #include <pagepool/version.h>
 
+#include "cli.h"
 #include "cpu.h"
 #include "time_bench.h"
 
@@ -55,6 +56,7 @@ enum benchmark_bit {
 
 #define BIT(n) (1UL << (n))
 #define PREFIX "bench_page_pool: "
+#define PROG "bench_page_pool_simple"
 
 static unsigned long run_flags = 0xffffffffUL;
 static uint32_t loops = 10000000;
@@ -297,26 +299,6 @@ usage(FILE *out)
 		"  -h, --help       this text\n");
 }
 
-static unsigned long long
-parse_num(const char *opt, const char *arg, unsigned long long min,
-	  unsigned long long max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno != 0 || end == arg || *end != '\0' || v < min || v > max ||
-	    arg[0] == '-') {
-		fprintf(stderr,
-			"bench_page_pool_simple: %s: '%s' is not a number in "
-			"%llu..%llu\n",
-			opt, arg, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -335,15 +317,16 @@ main(int argc, char **argv)
 		case 'l':
 			/* The kernel's bound: its time_bench divides by 32
 			 * bits (-ECHRNG above U32_MAX). */
-			loops = (uint32_t)parse_num("--loops", optarg, 1000,
-						    UINT32_MAX);
+			loops = (uint32_t)pp_tool_parse_num(
+				PROG, "--loops", optarg, 1000, UINT32_MAX);
 			break;
 		case 'r':
-			run_flags = (unsigned long)parse_num(
+			run_flags = (unsigned long)pp_tool_parse_num(PROG,
 				"--run_flags", optarg, 0, UINT32_MAX);
 			break;
 		case 'c':
-			cpu = (int)parse_num("--cpu", optarg, 0, 4095);
+			cpu = (int)pp_tool_parse_num(PROG, "--cpu", optarg, 0,
+						     4095);
 			break;
 		case 'j':
 			json = true;

@@ -26,6 +26,7 @@
 
 #include <pagepool/ptr_ring.h>
 
+#include "cli.h"
 #include "cpu.h"
 #include "time_bench.h"
 
@@ -294,22 +295,9 @@ usage(FILE *out)
 		(long)INT_MAX, MAX_PRODUCERS, MAX_BATCH);
 }
 
-static long
-parse_long(const char *opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 0);
-	if (errno != 0 || end == arg || *end != '\0' || v < min || v > max) {
-		fprintf(stderr,
-			"ptr_ring_test: %s: '%s' is not a number in %ld..%ld\n",
-			opt, arg, min, max);
-		exit(2);
-	}
-	return v;
-}
+/* An option's number, or exit 2 with a message. */
+#define NUM(opt, arg, min, max)                                              \
+	pp_tool_parse_num("ptr_ring_test", opt, arg, min, max)
 
 static void
 parse_args(int argc, char **argv, struct config *cfg)
@@ -327,21 +315,20 @@ parse_args(int argc, char **argv, struct config *cfg)
 	       -1) {
 		switch (c) {
 		case 's':
-			cfg->size = (int)parse_long("-s", optarg, 2, 10000000);
+			cfg->size = (int)NUM("-s", optarg, 2, 10000000);
 			break;
 		case 'm':
-			cfg->mode = (int)parse_long("-m", optarg, 0, 1);
+			cfg->mode = (int)NUM("-m", optarg, 0, 1);
 			break;
 		case 'N':
-			cfg->count = parse_long("-N", optarg, 1, INT_MAX);
+			cfg->count = (long)NUM("-N", optarg, 1, INT_MAX);
 			break;
 		case 'p':
-			cfg->producers = (int)parse_long("-p", optarg, 1,
-							 MAX_PRODUCERS);
+			cfg->producers = (int)NUM("-p", optarg, 1,
+						  MAX_PRODUCERS);
 			break;
 		case 'b':
-			cfg->batch = (int)parse_long("-b", optarg, 1,
-						     MAX_BATCH);
+			cfg->batch = (int)NUM("-b", optarg, 1, MAX_BATCH);
 			break;
 		case 'V':
 			if (strcmp(optarg, "mainline") == 0) {

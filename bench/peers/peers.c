@@ -7,7 +7,6 @@
  * here runs inside a timed loop.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "peers.h"
 
 struct peer_opts peer_opts = {
@@ -96,24 +96,12 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 
 	peer_prog = prog;
 	while ((c = getopt(argc, argv, "N:h")) != -1) {
-		unsigned long long v;
-		char *end;
-
 		switch (c) {
 		case 'N':
-			errno = 0;
-			v = strtoull(optarg, &end, 0);
-			/* time_bench needs every count in [1000, 2^32). */
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    optarg[0] == '-' || v < 4000 || v > UINT32_MAX) {
-				fprintf(stderr,
-					"%s: -N: '%s' is not a number in "
-					"4000..%llu\n",
-					prog, optarg,
-					(unsigned long long)UINT32_MAX);
-				exit(2);
-			}
-			peer_opts.n = v;
+			/* time_bench needs every count in [1000, 2^32), and
+			 * the cross rows run N/4. */
+			peer_opts.n = pp_tool_parse_num(prog, "-N", optarg, 4000,
+							UINT32_MAX);
 			break;
 		case 'h':
 			usage(stdout, what, extra_help);
