@@ -32,6 +32,7 @@
 
 #include "cli.h"
 #include "cpu.h"
+#include "pool_report.h"
 #include "time_bench.h"
 
 #define MAX_CPUS 64
@@ -174,7 +175,6 @@ main(int argc, char **argv)
 		.dma_dir = DMA_BIDIRECTIONAL,
 	};
 	struct rx_state rx;
-	struct page_pool_stats st;
 	uint64_t loops = 1000000;
 	int nret = 2, c, i, err;
 	pthread_t rx_thread;
@@ -263,19 +263,7 @@ main(int argc, char **argv)
 	       "directly):%llu\n",
 	       PREFIX, rx.cpu, (unsigned long long)rx.sent,
 	       (unsigned long long)rx.queue_full);
-	memset(&st, 0, sizeof(st));
-	if (page_pool_get_stats(rx.pool, &st))
-		printf("  stats: alloc fast %llu slow %llu empty %llu refill "
-		       "%llu | recycle cached %llu ring %llu ring_full %llu "
-		       "released_refcnt %llu\n",
-		       (unsigned long long)st.alloc_stats.fast,
-		       (unsigned long long)st.alloc_stats.slow,
-		       (unsigned long long)st.alloc_stats.empty,
-		       (unsigned long long)st.alloc_stats.refill,
-		       (unsigned long long)st.recycle_stats.cached,
-		       (unsigned long long)st.recycle_stats.ring,
-		       (unsigned long long)st.recycle_stats.ring_full,
-		       (unsigned long long)st.recycle_stats.released_refcnt);
+	pp_tool_print_pool_stats(stdout, "  stats: ", rx.pool);
 	{
 		uint64_t back = 0;
 

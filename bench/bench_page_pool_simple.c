@@ -38,6 +38,7 @@
 
 #include "cli.h"
 #include "cpu.h"
+#include "pool_report.h"
 #include "time_bench.h"
 
 #ifndef PP_BENCH_CFLAGS
@@ -148,32 +149,6 @@ bench_owner_check(void)
 
 enum test_type { TYPE_FAST_PATH, TYPE_PTR_RING, TYPE_SLOW };
 
-static void
-print_pool_stats(const struct page_pool *pool)
-{
-	struct page_pool_stats s;
-
-	memset(&s, 0, sizeof(s));
-	if (!page_pool_get_stats(pool, &s))
-		return;
-	printf("%s  stats: alloc fast %llu slow %llu slow_high_order %llu "
-	       "empty %llu refill %llu waive %llu | recycle cached %llu "
-	       "cache_full %llu ring %llu ring_full %llu released_refcnt "
-	       "%llu\n",
-	       json ? "# " : "",
-	       (unsigned long long)s.alloc_stats.fast,
-	       (unsigned long long)s.alloc_stats.slow,
-	       (unsigned long long)s.alloc_stats.slow_high_order,
-	       (unsigned long long)s.alloc_stats.empty,
-	       (unsigned long long)s.alloc_stats.refill,
-	       (unsigned long long)s.alloc_stats.waive,
-	       (unsigned long long)s.recycle_stats.cached,
-	       (unsigned long long)s.recycle_stats.cache_full,
-	       (unsigned long long)s.recycle_stats.ring,
-	       (unsigned long long)s.recycle_stats.ring_full,
-	       (unsigned long long)s.recycle_stats.released_refcnt);
-}
-
 /* Put @nr pages into the ring, as the kernel's pp_fill_ptr_ring(). */
 static void
 fill_ptr_ring(struct page_pool *pool, int nr)
@@ -277,7 +252,8 @@ time_bench_page_pool(const char *name, enum test_type type, bool owner)
 			 owner ? oot[type] : in_tree[type]);
 		report(type_name, &rec);
 	}
-	print_pool_stats(pool);
+	pp_tool_print_pool_stats(stdout, json ? "#   stats: " : "  stats: ",
+				 pool);
 	page_pool_disable_direct_recycling(pool);
 	page_pool_destroy(pool);
 }

@@ -34,6 +34,7 @@
 #include <pagepool/page_pool.h>
 
 #include "peers.h"
+#include "pool_report.h"
 
 /*
  * ---- page_pool -----------------------------------------------------------
@@ -60,23 +61,10 @@ pool_create(struct napi_struct *napi)
 static void
 pool_stats(const char *type, const struct page_pool *pool)
 {
-	struct page_pool_stats st;
+	char lead[96];
 
-	memset(&st, 0, sizeof(st));
-	if (!page_pool_get_stats(pool, &st))
-		return;
-	printf("# %s: alloc fast %llu slow %llu empty %llu refill %llu | "
-	       "recycle cached %llu cache_full %llu ring %llu ring_full %llu "
-	       "released_refcnt %llu\n",
-	       type, (unsigned long long)st.alloc_stats.fast,
-	       (unsigned long long)st.alloc_stats.slow,
-	       (unsigned long long)st.alloc_stats.empty,
-	       (unsigned long long)st.alloc_stats.refill,
-	       (unsigned long long)st.recycle_stats.cached,
-	       (unsigned long long)st.recycle_stats.cache_full,
-	       (unsigned long long)st.recycle_stats.ring,
-	       (unsigned long long)st.recycle_stats.ring_full,
-	       (unsigned long long)st.recycle_stats.released_refcnt);
+	snprintf(lead, sizeof(lead), "# %s: ", type);
+	pp_tool_print_pool_stats(stdout, lead, pool);
 }
 
 static void
