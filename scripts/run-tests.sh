@@ -7,6 +7,7 @@
 #   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting), and
 #           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
+#   fuzz    clang, libFuzzer + ASan + UBSan + debug checks, 30 s per harness
 # all with warnings as errors - plus an install check that compiles the
 # examples against the installed headers and pkg-config file. Ends with
 # "N passed, N failed" and exits non-zero if anything failed.
@@ -23,7 +24,7 @@ else
 	scripts/install-deps.sh bench || { echo "install-deps failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(plain asan tsan install)
+[ ${#configs[@]} -gt 0 ] || configs=(plain asan tsan fuzz install)
 
 passed=0 failed=0 skipped=0
 
@@ -96,8 +97,12 @@ for c in "${configs[@]}"; do
 		-Dc_args=-fno-sanitize-recover=all ;;
 	tsan)  SUITES="--no-suite model" run_build tsan clang \
 		-Db_sanitize=thread -Db_lundef=false ;;
+	fuzz)  SUITES="--suite fuzz" run_build fuzz clang \
+		-Db_sanitize=address,undefined -Db_lundef=false -Ddebug_checks=true \
+		-Dfuzz=true \
+		-Dc_args=-fno-sanitize-recover=all ;;
 	install) run_install ;;
-	*) echo "unknown configuration '$c' (plain, asan, tsan, install)"; failed=$((failed + 1)) ;;
+	*) echo "unknown configuration '$c' (plain, asan, tsan, fuzz, install)"; failed=$((failed + 1)) ;;
 	esac
 done
 
