@@ -3,7 +3,7 @@
 #
 # The test command: installs what the tests need, then builds and runs the
 # whole suite three times -
-#   plain   gcc, every suite (unit, stress, tools, model, docs)
+#   plain   gcc, every suite (unit, stress, tools, model, lint)
 #   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting), and
 #           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
@@ -92,10 +92,10 @@ run_install() {
 for c in "${configs[@]}"; do
 	case $c in
 	plain) run_build plain gcc ;;
-	asan)  SUITES="--no-suite model" run_build asan gcc \
+	asan)  SUITES="--no-suite model --no-suite lint" run_build asan gcc \
 		-Db_sanitize=address,undefined -Ddebug_checks=true \
 		-Dc_args=-fno-sanitize-recover=all ;;
-	tsan)  SUITES="--no-suite model" run_build tsan clang \
+	tsan)  SUITES="--no-suite model --no-suite lint" run_build tsan clang \
 		-Db_sanitize=thread -Db_lundef=false ;;
 	fuzz)  SUITES="--suite fuzz" run_build fuzz clang \
 		-Db_sanitize=address,undefined -Db_lundef=false -Ddebug_checks=true \

@@ -111,8 +111,10 @@ map_insert(struct pp_region *r)
 	for (g = first; g <= last; g++) {
 		leaf = region_map[g >> PP_MAP_LEAF_BITS];
 		if (leaf == NULL) {
+			/* An array of region pointers: sizeof a pointer is
+			 * meant. */
 			leaf = _pp_zalloc_aligned(PP_MAP_LEAF_SIZE *
-							  sizeof(*leaf),
+							  sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
 						  PP_CACHELINE_SIZE);
 			if (leaf == NULL) {
 				ret = -ENOMEM;
@@ -645,7 +647,7 @@ pp_mem_source_create(const struct pp_mem_source_opts *opts)
 	src->flags = o.flags;
 	src->max_bytes = o.max_bytes & ~(size_t)(PP_REGION_SIZE - 1);
 	src->nr_zones = o.kind == PP_MEM_USER ? 1 : _pp_numa_nr_nodes();
-	src->zones = _pp_zalloc_aligned(src->nr_zones * sizeof(*src->zones),
+	src->zones = _pp_zalloc_aligned(src->nr_zones * sizeof(*src->zones), /* NOLINT(bugprone-sizeof-expression) */
 					sizeof(void *));
 	if (src->zones == NULL)
 		goto fail_errno;
