@@ -303,6 +303,13 @@ tcache_destructor(void *arg)
 {
 	(void)arg;
 	pp_thread_cache_drain();
+	/*
+	 * Another key's destructor may still free pages into this cache
+	 * (page_frag_cache's per-thread cache does). Registering again sets
+	 * the key anew, so POSIX runs this destructor once more, up to
+	 * PTHREAD_DESTRUCTOR_ITERATIONS rounds.
+	 */
+	tcache.registered = 0;
 }
 
 static void
@@ -349,10 +356,16 @@ pcp_slot(struct pp_zone *z, int create)
 	struct pp_pcp *pcp;
 	int i;
 
+	/* Every cache fill is preceded by a registration, so a destructor
+	 * will drain it, even after an exit-time drain (see
+	 * tcache_destructor()). */
+	if (create && PP_UNLIKELY(tcache.registered <= 0) &&
+	    !tcache_register())
+		return NULL;
 	for (i = 0; i < PP_PCP_SLOTS; i++)
 		if (tcache.slots[i].zone == z)
 			return &tcache.slots[i];
-	if (!create || !tcache_register())
+	if (!create)
 		return NULL;
 	for (i = 0; i < PP_PCP_SLOTS; i++) {
 		pcp = &tcache.slots[i];
