@@ -30,6 +30,8 @@ out=bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).txt
 	bench/page_pool_suite.sh "$dir/bench/bench_page_pool_simple" "$reps" "$count"
 	echo "## page_pool, pages returned from another CPU (bench_page_pool_cross_cpu)"
 	bench/cross_cpu_suite.sh "$dir/bench/bench_page_pool_cross_cpu" "$reps"
+	echo "## page_frag_cache (page_frag_test, seed 004)"
+	bench/page_frag_suite.sh "$dir/tools/page_frag_test"
 	echo "## peers (DPDK rte_mempool/rte_ring, ck_ring, glibc, mimalloc, jemalloc)"
 	bench/peers_suite.sh "$dir" "$reps" --png "${out%.txt}-peers.png" ||
 		echo "# peers suite failed (see stderr)"

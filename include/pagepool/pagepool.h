@@ -6,7 +6,7 @@
  *
  * pagepool brings the Linux kernel's network memory machinery to userspace
  * with the kernel's names and semantics: ptr_ring, the page allocator,
- * DMA devices and page_pool (this release); page_frag_cache is to come.
+ * DMA devices, page_pool and page_frag_cache.
  * Link with `pkg-config --cflags --libs pagepool`.
  */
 #ifndef PAGEPOOL_PAGEPOOL_H
@@ -20,5 +20,6 @@
 #include <pagepool/ptr_ring.h>
 #include <pagepool/page.h>
 #include <pagepool/page_pool.h>
+#include <pagepool/page_frag_cache.h>
 
 #endif /* PAGEPOOL_PAGEPOOL_H */

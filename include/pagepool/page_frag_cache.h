@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * DOC: page_frag_cache — the kernel's fragment allocator, in userspace
+ *
+ * A page_frag_cache carves small buffers (fragments) out of one cached
+ * block of the page allocator, one after the other from its start, the way
+ * the kernel's network stack allocates skb heads (netdev_alloc_frag(),
+ * napi_alloc_frag()) and nvme/tcp its PDUs. The names and behaviour are the
+ * merged kernel API (Linux 6.13, mm/page_frag_cache.c):
+ *
+ *  - the cache holds one block of PAGE_FRAG_CACHE_MAX_SIZE (32 KiB, order
+ *    3), or a single page when that cannot be had; its address, order and
+ *    pfmemalloc bit share one word, encoded_page;
+ *  - each fragment holds one reference to the block. The cache takes a
+ *    large number of references in one atomic add when it opens a block and
+ *    hands them out by decrementing a plain counter, pagecnt_bias, so an
+ *    allocation touches no shared cache line;
+ *  - page_frag_free() drops a fragment's reference from any thread, given
+ *    any address inside the fragment; the last reference frees the block;
+ *  - when a request does not fit, the cache gives back its unused
+ *    references: if every fragment has already come back the block is
+ *    reused in place, otherwise it is left to its last fragment and a new
+ *    block is opened;
+ *  - a request larger than a page that does not fit in what is left fails
+ *    without dropping the cached block.
+ *
+ * pagepool's extension beyond the merged API, after Yunsheng Lin's
+ * "replace page_frag with page_frag_cache" series (seed 004; its part 2 was
+ * never merged): prepare / probe / commit / abort. A writer reserves space
+ * with page_frag_alloc_refill_prepare(), fills it (for instance with
+ * page_frag_copy_to_va_nocache()), and commits only what it used with
+ * page_frag_commit(); page_frag_alloc_refill_probe() tells whether the
+ * space right after the previous fragment is still free, so data can be
+ * appended to that fragment (page_frag_commit_noref()) instead of taking a
+ * new one; page_frag_alloc_abort() undoes the latest allocation.
+ *
+ * Per-thread caches: netdev_alloc_frag() and friends allocate from a cache
+ * owned by the calling thread (the kernel's per-CPU netdev_alloc_cache),
+ * drained when the thread exits.
+ *
+ * Errors. Allocation functions return NULL and set errno: EINVAL for bad
+ * arguments, ENOMEM when no memory could be had or a request larger than a
+ * page does not fit. int functions return a non-negative value or -errno.
+ * void functions ignore bad input and set errno to EINVAL (the kernel
+ * WARNs). Nothing is printed, except the page allocator's debug-build
+ * diagnostics on a double free.
+ *
+ * Concurrency. A cache has one owner at a time: the page_frag_* calls on a
+ * cache need no lock but must not run concurrently on the same cache (the
+ * kernel disables bottom halves or preemption around them).
+ * page_frag_free() and __page_frag_cache_drain() may run on any thread at
+ * any time, concurrently with the owner.
+ */
+#ifndef PAGEPOOL_PAGE_FRAG_CACHE_H
+#define PAGEPOOL_PAGE_FRAG_CACHE_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <pagepool/kcompat.h>
+#include <pagepool/page.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Size of the block a cache tries first: 32 KiB rounded up to pages. */
+#define PAGE_FRAG_CACHE_MAX_SIZE \
+	((32768UL + PAGE_SIZE - 1) & PAGE_MASK)
+/* Its order (3 with 4 KiB pages). */
+#define PAGE_FRAG_CACHE_MAX_ORDER \
+	(PAGE_SHIFT >= 15 ? 0 : 15 - PAGE_SHIFT)
+
+/*
+ * encoded_page: the block's address in the bits above the page offset, its
+ * order in the low byte and the pfmemalloc flag just above (a whole byte
+ * for the order, as the kernel chose, for simpler code).
+ */
+#define PAGE_FRAG_CACHE_ORDER_MASK \
+	(PAGE_SIZE < PAGE_FRAG_CACHE_MAX_SIZE ? 0xffUL : 0UL)
+#define PAGE_FRAG_CACHE_PFMEMALLOC_BIT	(PAGE_FRAG_CACHE_ORDER_MASK + 1)
+
+_Static_assert(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
+	       "encoded_page flags must fit below page alignment");
+
+/**
+ * struct page_frag_cache - a fragment allocator. ABI: callers embed it.
+ * @encoded_page: address | order | pfmemalloc of the cached block; 0 when
+ *	none is cached.
+ * @offset: where the next fragment starts in the block.
+ * @pagecnt_bias: references of the block the cache still holds and has not
+ *	handed out.
+ *
+ * Zero-filled (or page_frag_cache_init()) is an empty cache.
+ */
+struct page_frag_cache {
+	unsigned long encoded_page;
+	uint32_t offset;
+	uint32_t pagecnt_bias;
+};
+
+/**
+ * struct page_frag - space reserved by the prepare/probe calls.
+ * @page: head page of the cache's block.
+ * @offset: where the space starts in the block.
+ * @size: bytes available from @offset to the end of the block.
+ */
+struct page_frag {
+	struct page *page;
+	uint32_t offset;
+	uint32_t size;
+};
+
+/**
+ * page_frag_cache_init() - make @nc an empty cache.
+ * Context: before first use; NULL is ignored (errno EINVAL).
+ */
+PP_API void page_frag_cache_init(struct page_frag_cache *nc);
+
+/**
+ * page_frag_cache_is_pfmemalloc() - was the cached block taken from
+ * emergency reserves? False for an empty cache or NULL.
+ * Context: the cache's owner.
+ */
+PP_API bool page_frag_cache_is_pfmemalloc(const struct page_frag_cache *nc);
+
+/**
+ * page_frag_cache_drain() - give back the cached block: drop the cache's
+ * remaining references (freeing the block if no fragment is out) and leave
+ * @nc empty. Outstanding fragments stay valid until freed.
+ * Context: the cache's owner; NULL is ignored (errno EINVAL).
+ */
+PP_API void page_frag_cache_drain(struct page_frag_cache *nc);
+
+/**
+ * __page_frag_cache_drain() - drop @count references to the block of
+ * @page, freeing it if they were the last.
+ * Context: any thread holding those references. NULL or @count 0: ignored,
+ * errno EINVAL.
+ */
+PP_API void __page_frag_cache_drain(struct page *page, unsigned int count);
+
+/**
+ * __page_frag_alloc_align() - allocate @fragsz bytes at an offset that is
+ * a multiple of the alignment given as a mask (-align; ~0u for none).
+ * @gfp: passed to the page allocator when a block is opened.
+ *
+ * Context: the cache's owner.
+ * Return: the fragment; NULL with errno EINVAL (NULL @nc, @fragsz 0 or
+ * above PAGE_FRAG_CACHE_MAX_SIZE, @align_mask not -2^k with 2^k at most
+ * PAGE_SIZE) or ENOMEM (no memory; or @fragsz above PAGE_SIZE and not
+ * fitting in the cached block).
+ */
+PP_API void *__page_frag_alloc_align(struct page_frag_cache *nc,
+				     unsigned int fragsz, gfp_t gfp,
+				     unsigned int align_mask);
+
+/**
+ * page_frag_alloc_align() - __page_frag_alloc_align() with the alignment
+ * @align, a power of two up to PAGE_SIZE (EINVAL otherwise; the kernel
+ * WARNs).
+ */
+static inline void *
+page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
+		      gfp_t gfp, unsigned int align)
+{
+	if (PP_UNLIKELY(align == 0 || (align & (align - 1)) != 0)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return __page_frag_alloc_align(nc, fragsz, gfp, -align);
+}
+
+/** page_frag_alloc() - allocate @fragsz bytes with no alignment. */
+static inline void *
+page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp)
+{
+	return __page_frag_alloc_align(nc, fragsz, gfp, ~0u);
+}
+
+/**
+ * page_frag_free() - free the fragment containing @addr (any address
+ * inside it).
+ * Context: any thread. An address not from the page allocator is ignored
+ * with errno EINVAL.
+ */
+PP_API void page_frag_free(void *addr);
+
+/*
+ * ---- pagepool extension: prepare / probe / commit / abort ---------------
+ */
+
+/**
+ * __page_frag_alloc_refill_prepare_align() - make at least @fragsz bytes
+ * available at an offset aligned by @align_mask, opening a block if needed,
+ * and describe all the space available there in @pfrag. Nothing is
+ * allocated until page_frag_commit().
+ *
+ * Context: the cache's owner.
+ * Return: the address of the space; NULL with errno as
+ * __page_frag_alloc_align() (EINVAL also for a NULL @pfrag).
+ */
+PP_API void *
+__page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
+				       unsigned int fragsz,
+				       struct page_frag *pfrag, gfp_t gfp,
+				       unsigned int align_mask);
+
+/** page_frag_alloc_refill_prepare_align() - with a power-of-two @align. */
+static inline void *
+page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
+				     unsigned int fragsz,
+				     struct page_frag *pfrag, gfp_t gfp,
+				     unsigned int align)
+{
+	if (PP_UNLIKELY(align == 0 || (align & (align - 1)) != 0)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return __page_frag_alloc_refill_prepare_align(nc, fragsz, pfrag, gfp,
+						      -align);
+}
+
+/** page_frag_alloc_refill_prepare() - with no alignment. */
+static inline void *
+page_frag_alloc_refill_prepare(struct page_frag_cache *nc,
+			       unsigned int fragsz, struct page_frag *pfrag,
+			       gfp_t gfp)
+{
+	return __page_frag_alloc_refill_prepare_align(nc, fragsz, pfrag, gfp,
+						      ~0u);
+}
+
+/**
+ * page_frag_alloc_refill_probe() - is there room for @fragsz bytes right
+ * after the last fragment, in the cached block? Never opens a block.
+ *
+ * If the returned address is where the caller's previous fragment ends, the
+ * caller may extend that fragment with page_frag_commit_noref().
+ * Context: the cache's owner.
+ * Return: the address and @pfrag filled; NULL with errno ENOSPC (no block,
+ * or less room) or EINVAL (NULL argument, @fragsz 0).
+ */
+PP_API void *page_frag_alloc_refill_probe(struct page_frag_cache *nc,
+					  unsigned int fragsz,
+					  struct page_frag *pfrag);
+
+/**
+ * page_frag_commit() - allocate the first @used_sz bytes of the space
+ * @pfrag describes, as a fragment holding its own reference.
+ *
+ * Context: the cache's owner, with @pfrag from the latest prepare or probe.
+ * Return: the bytes the cache advanced (@used_sz plus alignment padding,
+ * the fragment's truesize); -EINVAL for a NULL argument, @used_sz 0 or
+ * above @pfrag->size, or a @pfrag that is not the cache's current space.
+ */
+PP_API int page_frag_commit(struct page_frag_cache *nc,
+			    const struct page_frag *pfrag,
+			    unsigned int used_sz);
+
+/**
+ * page_frag_commit_noref() - page_frag_commit() without a reference: the
+ * bytes extend the previous fragment of the block, whose reference covers
+ * them (coalescing after page_frag_alloc_refill_probe()).
+ * Return: as page_frag_commit(); -EINVAL also when no fragment of the
+ * cached block is out yet.
+ */
+PP_API int page_frag_commit_noref(struct page_frag_cache *nc,
+				  const struct page_frag *pfrag,
+				  unsigned int used_sz);
+
+/**
+ * page_frag_alloc_abort() - undo the latest allocation, the @fragsz bytes
+ * at @va: the space and its reference go back to the cache.
+ * Context: the cache's owner, before any other allocation from it.
+ * Return: 0; -EINVAL if @va/@fragsz are not the latest allocation of the
+ * cached block.
+ */
+PP_API int page_frag_alloc_abort(struct page_frag_cache *nc, void *va,
+				 unsigned int fragsz);
+
+/**
+ * page_frag_copy_to_va_nocache() - copy the bytes of @iov (@iovcnt
+ * entries), after skipping the first @skip, into the space @pfrag
+ * describes, with non-temporal stores where the CPU has them (the data is
+ * for a device or another thread, not for this CPU's cache), as the
+ * kernel's skb_copy_to_va_nocache() copies user data into a prepared
+ * fragment. At most @pfrag->size bytes are copied.
+ *
+ * Context: any thread owning the space (between prepare and commit).
+ * Return: bytes copied (then commit them); -EINVAL for NULL arguments or a
+ * negative @iovcnt, or a NULL iov_base with a non-zero length.
+ */
+PP_API ssize_t page_frag_copy_to_va_nocache(const struct page_frag *pfrag,
+					    const struct iovec *iov,
+					    int iovcnt, size_t skip);
+
+/*
+ * ---- Per-thread caches ---------------------------------------------------
+ */
+
+/**
+ * pp_frag_cache_thread() - the calling thread's own cache, created on
+ * first use and drained when the thread exits (the kernel's per-CPU
+ * netdev_alloc_cache).
+ * Context: the calling thread only.
+ * Return: the cache (never NULL).
+ */
+PP_API struct page_frag_cache *pp_frag_cache_thread(void);
+
+/**
+ * pp_frag_cache_thread_drain() - drain the calling thread's cache now (the
+ * block goes to the page allocator; pp_thread_cache_drain() empties that
+ * thread's allocator cache too, if wanted). Threads drain at exit.
+ * Context: the calling thread only.
+ */
+PP_API void pp_frag_cache_thread_drain(void);
+
+/**
+ * __netdev_alloc_frag_align() - __page_frag_alloc_align() from the calling
+ * thread's cache, with GFP_ATOMIC. Free with page_frag_free().
+ */
+PP_API void *__netdev_alloc_frag_align(unsigned int fragsz,
+				       unsigned int align_mask);
+
+/** netdev_alloc_frag_align() - with a power-of-two @align (EINVAL else). */
+static inline void *
+netdev_alloc_frag_align(unsigned int fragsz, unsigned int align)
+{
+	if (PP_UNLIKELY(align == 0 || (align & (align - 1)) != 0)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return __netdev_alloc_frag_align(fragsz, -align);
+}
+
+/** netdev_alloc_frag() - @fragsz bytes from the calling thread's cache. */
+static inline void *
+netdev_alloc_frag(unsigned int fragsz)
+{
+	return __netdev_alloc_frag_align(fragsz, ~0u);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAGEPOOL_PAGE_FRAG_CACHE_H */

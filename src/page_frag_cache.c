@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * page_frag_cache: fragments cut from one cached block of the page
+ * allocator, reference-counted per block (the kernel's mm/page_frag_cache.c,
+ * behaviour of Linux 6.13, written anew).
+ *
+ * Reference accounting. Opening a block adds PAGE_FRAG_CACHE_MAX_SIZE
+ * references to the one alloc_pages() gave, in one atomic add, and the
+ * cache records that it holds all MAX_SIZE + 1 of them in pagecnt_bias.
+ * Each fragment moves one of them from the cache to the caller by
+ * decrementing the bias, a plain store in the cache, so the allocation fast
+ * path writes nothing another thread reads. A block can never hand out more
+ * than MAX_SIZE fragments (each is at least one byte), so the bias never
+ * runs out. When the cache is done with a block it subtracts its bias in
+ * one atomic operation: the result says whether fragments are still out
+ * (the last page_frag_free() then frees the block) or none is, in which
+ * case the cache owns the block exclusively and reuses it in place.
+ *
+ * Fall-back. The 32 KiB block is asked for without reclaim, warnings or
+ * reserves, as the kernel does, and a single page with the caller's gfp
+ * when it cannot be had. A request above PAGE_SIZE that does not fit is
+ * refused without giving up the block: dropping it would only add to the
+ * memory pressure that probably caused the fall-back.
+ *
+ * The prepare / probe / commit / abort calls are pagepool's extension (seed
+ * 004, the unmerged part 2 of the series): the same block and accounting,
+ * with the reservation split from the reference taking.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include <pagepool/atomic_pvt.h>
+#include <pagepool/page_frag_cache.h>
+
+#define PFC_BIAS_FULL	((uint32_t)PAGE_FRAG_CACHE_MAX_SIZE + 1)
+
+_Static_assert(PAGE_FRAG_CACHE_MAX_ORDER <= PAGE_FRAG_CACHE_ORDER_MASK ||
+		       PAGE_FRAG_CACHE_ORDER_MASK == 0,
+	       "the order must fit its field");
+
+/*
+ * ---- encoded_page ---------------------------------------------------------
+ */
+
+static inline unsigned long
+encode_page(void *va, unsigned int order, bool pfmemalloc)
+{
+	return (unsigned long)va | (order & PAGE_FRAG_CACHE_ORDER_MASK) |
+	       (pfmemalloc ? PAGE_FRAG_CACHE_PFMEMALLOC_BIT : 0);
+}
+
+static inline unsigned int
+encoded_order(unsigned long enc)
+{
+	return (unsigned int)(enc & PAGE_FRAG_CACHE_ORDER_MASK);
+}
+
+static inline void *
+encoded_va(unsigned long enc)
+{
+	return (void *)(enc & PAGE_MASK);
+}
+
+static inline bool
+encoded_pfmemalloc(unsigned long enc)
+{
+	return (enc & PAGE_FRAG_CACHE_PFMEMALLOC_BIT) != 0;
+}
+
+/* The head page: the address is the block's first byte. */
+static inline struct page *
+encoded_page(unsigned long enc)
+{
+	return virt_to_page(encoded_va(enc));
+}
+
+/* Is @mask of the form -2^k, 2^k <= PAGE_SIZE? */
+static inline bool
+align_mask_ok(unsigned int mask)
+{
+	unsigned int low = ~mask;
+
+	return (low & (low + 1)) == 0 && low < PAGE_SIZE;
+}
+
+/*
+ * ---- Core -----------------------------------------------------------------
+ */
+
+/*
+ * Open a new block: 32 KiB if the allocator has one at hand, else a page.
+ * False with errno (from the allocator) and the cache left empty.
+ */
+static bool
+frag_cache_refill(struct page_frag_cache *nc, gfp_t gfp)
+{
+	unsigned int order = PAGE_FRAG_CACHE_MAX_ORDER;
+	struct page *page = NULL;
+
+	nc->encoded_page = 0;
+	if (PAGE_FRAG_CACHE_MAX_ORDER > 0)
+		page = alloc_pages_node(NUMA_NO_NODE,
+					gfp | __GFP_COMP | __GFP_NOWARN |
+						__GFP_NORETRY |
+						__GFP_NOMEMALLOC,
+					PAGE_FRAG_CACHE_MAX_ORDER);
+	if (PP_UNLIKELY(page == NULL)) {
+		order = 0;
+		page = alloc_pages_node(NUMA_NO_NODE, gfp, 0);
+		if (page == NULL)
+			return false;
+	}
+	nc->encoded_page = encode_page(page_address(page), order,
+				       page_is_pfmemalloc(page));
+	/* An add, not a set, as the kernel: a speculative reference taken
+	 * meanwhile (get_page_unless_zero() there) must not be lost.
+	 * Relaxed: we hold a reference, see page_ref_add(). */
+	page_ref_add(page, (int)PAGE_FRAG_CACHE_MAX_SIZE);
+	nc->pagecnt_bias = PFC_BIAS_FULL;
+	nc->offset = 0;
+	return true;
+}
+
+/*
+ * The cached block has no room for @fragsz at the aligned offset: give back
+ * the cache's references and reuse the block if nobody else holds it, else
+ * open a new one. Returns the block's address with nc->offset 0, or NULL
+ * with errno.
+ */
+static void *
+frag_cache_renew(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp)
+{
+	unsigned long enc = nc->encoded_page;
+	struct page *page;
+
+	/* Refused without dropping the block (see the file comment). */
+	if (fragsz > PAGE_SIZE) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	page = encoded_page(enc);
+	/*
+	 * R2/A2 (page_ref_sub_and_test()): the release half publishes our
+	 * writes to fragments we still hold in bias to whoever frees last;
+	 * the acquire half pairs with the releases of page_frag_free() on
+	 * other threads, so when we see zero their writes precede our reuse.
+	 */
+	if (!page_ref_sub_and_test(page, (int)nc->pagecnt_bias))
+		goto refill;
+	if (PP_UNLIKELY(encoded_pfmemalloc(enc))) {
+		/* Reserves go back at once, never reused for normal data. */
+		free_frozen_pages(page, encoded_order(enc));
+		goto refill;
+	}
+	/* Nobody else can see the count (it is zero): a plain set. */
+	set_page_count(page, (int)PFC_BIAS_FULL);
+	nc->pagecnt_bias = PFC_BIAS_FULL;
+	nc->offset = 0;
+	return encoded_va(enc);
+
+refill:
+	if (!frag_cache_refill(nc, gfp))
+		return NULL;
+	return encoded_va(nc->encoded_page);
+}
+
+/*
+ * Make room for @fragsz bytes at an offset aligned by @align_mask; the
+ * block's address and *@offset, or NULL with errno. Caller validated.
+ */
+static inline void *
+frag_cache_reserve(struct page_frag_cache *nc, unsigned int fragsz,
+		   gfp_t gfp, unsigned int align_mask, unsigned int *offset,
+		   unsigned int *size)
+{
+	unsigned long enc = nc->encoded_page;
+	unsigned int off, sz;
+	void *va;
+
+	if (PP_UNLIKELY(enc == 0)) {
+		if (!frag_cache_refill(nc, gfp))
+			return NULL;
+		enc = nc->encoded_page;
+	}
+	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
+	off = (nc->offset + ~align_mask) & align_mask;
+	va = encoded_va(enc);
+	if (PP_UNLIKELY(off + fragsz > sz)) {
+		va = frag_cache_renew(nc, fragsz, gfp);
+		if (va == NULL)
+			return NULL;
+		/* A page fall-back may have shrunk the block; a request up
+		 * to PAGE_SIZE fits at offset 0 of any block. */
+		sz = (unsigned int)(PAGE_SIZE
+				    << encoded_order(nc->encoded_page));
+		off = 0;
+	}
+	*offset = off;
+	*size = sz;
+	return va;
+}
+
+static inline bool
+frag_args_ok(const struct page_frag_cache *nc, unsigned int fragsz,
+	     unsigned int align_mask)
+{
+	if (PP_UNLIKELY(nc == NULL || fragsz == 0 ||
+			fragsz > PAGE_FRAG_CACHE_MAX_SIZE ||
+			!align_mask_ok(align_mask))) {
+		errno = EINVAL;
+		return false;
+	}
+	return true;
+}
+
+void *
+__page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
+			gfp_t gfp, unsigned int align_mask)
+{
+	unsigned int off, sz;
+	char *va;
+
+	if (!frag_args_ok(nc, fragsz, align_mask))
+		return NULL;
+	va = frag_cache_reserve(nc, fragsz, gfp, align_mask, &off, &sz);
+	if (PP_UNLIKELY(va == NULL))
+		return NULL;
+	nc->pagecnt_bias--;
+	nc->offset = off + fragsz;
+	return va + off;
+}
+
+void
+page_frag_free(void *addr)
+{
+	struct page *page = virt_to_page(addr);
+
+	if (PP_UNLIKELY(page == NULL)) {
+		errno = EINVAL;
+		return;
+	}
+	/* put_page() is the kernel's put_page_testzero() + free_frozen_pages()
+	 * on the head: its R2/A2 drop pairs with the cache's in
+	 * frag_cache_renew() and the other holders'. */
+	put_page(compound_head(page));
+}
+
+void
+page_frag_cache_init(struct page_frag_cache *nc)
+{
+	if (nc == NULL) {
+		errno = EINVAL;
+		return;
+	}
+	nc->encoded_page = 0;
+	nc->offset = 0;
+	nc->pagecnt_bias = 0;
+}
+
+bool
+page_frag_cache_is_pfmemalloc(const struct page_frag_cache *nc)
+{
+	return nc != NULL && encoded_pfmemalloc(nc->encoded_page);
+}
+
+void
+__page_frag_cache_drain(struct page *page, unsigned int count)
+{
+	if (page == NULL || count == 0 || count > (unsigned int)INT32_MAX) {
+		errno = EINVAL;
+		return;
+	}
+	page = compound_head(page);
+	/* R2/A2: as in frag_cache_renew(). */
+	if (page_ref_sub_and_test(page, (int)count))
+		free_frozen_pages(page, compound_order(page));
+}
+
+void
+page_frag_cache_drain(struct page_frag_cache *nc)
+{
+	if (nc == NULL) {
+		errno = EINVAL;
+		return;
+	}
+	if (nc->encoded_page == 0)
+		return;
+	__page_frag_cache_drain(encoded_page(nc->encoded_page),
+				nc->pagecnt_bias);
+	nc->encoded_page = 0;
+	nc->offset = 0;
+	nc->pagecnt_bias = 0;
+}
+
+/*
+ * ---- Extension: prepare / probe / commit / abort ----------------------------
+ */
+
+void *
+__page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
+				       unsigned int fragsz,
+				       struct page_frag *pfrag, gfp_t gfp,
+				       unsigned int align_mask)
+{
+	unsigned int off, sz;
+	char *va;
+
+	if (pfrag == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!frag_args_ok(nc, fragsz, align_mask))
+		return NULL;
+	va = frag_cache_reserve(nc, fragsz, gfp, align_mask, &off, &sz);
+	if (PP_UNLIKELY(va == NULL))
+		return NULL;
+	pfrag->page = encoded_page(nc->encoded_page);
+	pfrag->offset = off;
+	pfrag->size = sz - off;
+	return va + off;
+}
+
+void *
+page_frag_alloc_refill_probe(struct page_frag_cache *nc, unsigned int fragsz,
+			     struct page_frag *pfrag)
+{
+	unsigned long enc;
+	unsigned int sz;
+
+	if (nc == NULL || pfrag == NULL || fragsz == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	enc = nc->encoded_page;
+	if (enc == 0) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
+	if (nc->offset + (unsigned long)fragsz > sz) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	pfrag->page = encoded_page(enc);
+	pfrag->offset = nc->offset;
+	pfrag->size = sz - nc->offset;
+	return (char *)encoded_va(enc) + nc->offset;
+}
+
+/* Is @pfrag space of the cached block, after its last fragment? */
+static int
+commit_check(const struct page_frag_cache *nc, const struct page_frag *pfrag,
+	     unsigned int used_sz)
+{
+	unsigned long enc;
+	unsigned int sz;
+
+	if (nc == NULL || pfrag == NULL || used_sz == 0 ||
+	    used_sz > pfrag->size)
+		return -EINVAL;
+	enc = nc->encoded_page;
+	if (enc == 0 || pfrag->page == NULL ||
+	    page_address(pfrag->page) != encoded_va(enc))
+		return -EINVAL;
+	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
+	if (pfrag->offset < nc->offset ||
+	    (unsigned long)pfrag->offset + used_sz > sz)
+		return -EINVAL;
+	return 0;
+}
+
+int
+page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pfrag,
+		 unsigned int used_sz)
+{
+	unsigned int old;
+	int err = commit_check(nc, pfrag, used_sz);
+
+	if (err != 0)
+		return err;
+	old = nc->offset;
+	nc->pagecnt_bias--;
+	nc->offset = pfrag->offset + used_sz;
+	return (int)(nc->offset - old);
+}
+
+int
+page_frag_commit_noref(struct page_frag_cache *nc,
+		       const struct page_frag *pfrag, unsigned int used_sz)
+{
+	unsigned int old;
+	int err = commit_check(nc, pfrag, used_sz);
+
+	if (err != 0)
+		return err;
+	/* Some fragment of this block must be out to cover the bytes. */
+	if (nc->pagecnt_bias >= PFC_BIAS_FULL)
+		return -EINVAL;
+	old = nc->offset;
+	nc->offset = pfrag->offset + used_sz;
+	return (int)(nc->offset - old);
+}
+
+int
+page_frag_alloc_abort(struct page_frag_cache *nc, void *va,
+		      unsigned int fragsz)
+{
+	unsigned long enc;
+	char *base;
+
+	if (nc == NULL || va == NULL || fragsz == 0)
+		return -EINVAL;
+	enc = nc->encoded_page;
+	if (enc == 0 || nc->pagecnt_bias >= PFC_BIAS_FULL ||
+	    fragsz > nc->offset)
+		return -EINVAL;
+	base = encoded_va(enc);
+	if ((char *)va != base + nc->offset - fragsz)
+		return -EINVAL;
+	nc->pagecnt_bias++;
+	nc->offset -= fragsz;
+	return 0;
+}
+
+/*
+ * Copy with non-temporal stores on x86-64 (movnti, 8 bytes each, then one
+ * sfence so the data is ordered before whatever publishes the fragment).
+ * Sanitizers do not see such stores; their builds use memcpy.
+ */
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
+	!defined(__SANITIZE_THREAD__) && !defined(__has_feature)
+#define PFC_HAVE_NT 1
+#elif defined(__x86_64__) && defined(__has_feature)
+#if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer)
+#define PFC_HAVE_NT 1
+#endif
+#endif
+
+static void
+copy_nocache(char *dst, const char *src, size_t len)
+{
+#ifdef PFC_HAVE_NT
+	size_t head = (size_t)(-(uintptr_t)dst & 7);
+	long long w;
+
+	if (len < 64) {
+		memcpy(dst, src, len);
+		return;
+	}
+	memcpy(dst, src, head);
+	dst += head;
+	src += head;
+	len -= head;
+	while (len >= 8) {
+		memcpy(&w, src, 8);
+		_mm_stream_si64((long long *)(void *)dst, w);
+		dst += 8;
+		src += 8;
+		len -= 8;
+	}
+	memcpy(dst, src, len);
+#else
+	memcpy(dst, src, len);
+#endif
+}
+
+ssize_t
+page_frag_copy_to_va_nocache(const struct page_frag *pfrag,
+			     const struct iovec *iov, int iovcnt, size_t skip)
+{
+	size_t room, done = 0, n;
+	char *dst;
+	int i;
+
+	if (pfrag == NULL || pfrag->page == NULL || iovcnt < 0 ||
+	    (iov == NULL && iovcnt > 0))
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++)
+		if (iov[i].iov_base == NULL && iov[i].iov_len != 0)
+			return -EINVAL;
+	dst = (char *)page_address(pfrag->page) + pfrag->offset;
+	room = pfrag->size;
+	for (i = 0; i < iovcnt && done < room; i++) {
+		if (skip >= iov[i].iov_len) {
+			skip -= iov[i].iov_len;
+			continue;
+		}
+		n = iov[i].iov_len - skip;
+		if (n > room - done)
+			n = room - done;
+		copy_nocache(dst + done, (const char *)iov[i].iov_base + skip,
+			     n);
+		skip = 0;
+		done += n;
+	}
+#ifdef PFC_HAVE_NT
+	_mm_sfence();
+#endif
+	if (done > (size_t)SSIZE_MAX)
+		return -EINVAL;
+	return (ssize_t)done;
+}
+
+/*
+ * ---- Per-thread caches ------------------------------------------------------
+ */
+
+static __thread struct page_frag_cache thread_nc;
+static __thread int thread_nc_registered;
+
+static pthread_key_t thread_nc_key;
+static pthread_once_t thread_nc_once = PTHREAD_ONCE_INIT;
+static int thread_nc_key_ok;
+
+void
+pp_frag_cache_thread_drain(void)
+{
+	/* At thread exit the page allocator's cache may already have been
+	 * drained; freeing into it registers it for another drain round. */
+	page_frag_cache_drain(&thread_nc);
+}
+
+static void
+thread_nc_destructor(void *arg)
+{
+	(void)arg;
+	pp_frag_cache_thread_drain();
+}
+
+static void
+thread_nc_key_init(void)
+{
+	thread_nc_key_ok =
+		pthread_key_create(&thread_nc_key, thread_nc_destructor) == 0;
+}
+
+struct page_frag_cache *
+pp_frag_cache_thread(void)
+{
+	if (PP_UNLIKELY(thread_nc_registered == 0)) {
+		pthread_once(&thread_nc_once, thread_nc_key_init);
+		/* Without a destructor the block would outlive the thread
+		 * until pp_frag_cache_thread_drain(); still usable. */
+		if (thread_nc_key_ok)
+			pthread_setspecific(thread_nc_key, &thread_nc);
+		thread_nc_registered = 1;
+	}
+	return &thread_nc;
+}
+
+void *
+__netdev_alloc_frag_align(unsigned int fragsz, unsigned int align_mask)
+{
+	return __page_frag_alloc_align(pp_frag_cache_thread(), fragsz,
+				       GFP_ATOMIC, align_mask);
+}
