@@ -11,7 +11,7 @@ set -eu
 pkgs=(
 	build-essential clang meson ninja-build pkg-config python3
 	libnuma-dev numactl
-	spin groff-base
+	spin groff-base valgrind clang-tidy
 )
 if [ "${1:-}" = bench ]; then
 	pkgs+=(gnuplot-nox libmimalloc-dev libjemalloc-dev libdpdk-dev libck-dev)
