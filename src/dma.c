@@ -48,11 +48,13 @@ struct device {
 	unsigned int flags;
 	/* 0 until pp_dma_dev_unbind(); R1/A1 below. */
 	int unbound;
+	/* Elects the one pp_dma_dev_unbind() that runs (before unbound). */
+	int unbinding;
 	/* Set once, by the first fault that prints the report. */
 	int reported;
 	char name[DMA_NAME_MAX];
 
-	/* Rare: unbind and the last-fault record, under @lock. */
+	/* Rare: the last-fault record, under @lock. */
 	struct pp_spinlock lock PP_CACHELINE_ALIGNED;
 	uint32_t last_fault_reason;
 	uint64_t last_fault_addr;
@@ -215,7 +217,7 @@ pp_dma_dev_destroy(struct device *dev)
 }
 
 /*
- * Context: any thread. Serialised against itself by dev->lock. A map
+ * Context: any thread; one caller wins, the others get -EALREADY. A map
  * racing with unbind either fails with ENODEV or succeeds and stays live
  * (the IOMMU model decides that under its own lock); unbind_live_mappings
  * is a snapshot that may miss such a racing map. Unbinding while other
@@ -226,9 +228,12 @@ pp_dma_dev_unbind(struct device *dev)
 {
 	if (dev == NULL)
 		return dma_einval();
-	pp_spin_lock(&dev->lock);
-	if (pp_load_relaxed(&dev->unbound) != 0) {
-		pp_spin_unlock(&dev->lock);
+	/*
+	 * The exchange elects one unbinder; no lock is held while the op
+	 * runs, so a custom op may report faults or read this device's
+	 * statistics (both take dev->lock) without deadlocking.
+	 */
+	if (__atomic_exchange_n(&dev->unbinding, 1, __ATOMIC_ACQ_REL) != 0) {
 		errno = EALREADY;
 		return -EALREADY;
 	}
@@ -238,7 +243,6 @@ pp_dma_dev_unbind(struct device *dev)
 			 (uint64_t)pp_load_relaxed(&dev->live));
 	/* R1: pairs with acquire A1 in dma_is_unbound(). */
 	pp_store_release(&dev->unbound, 1);
-	pp_spin_unlock(&dev->lock);
 	return 0;
 }
 

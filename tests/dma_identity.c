@@ -610,6 +610,45 @@ test_custom_ops(void)
 	CHECK_EQ(u.released, 2);	/* release was cut off too */
 }
 
+/* A custom unbind op that uses the device API on its own device, as a
+ * UMEM device reporting its last use would: no deadlock. */
+static void
+umem_unbind(struct device *dev)
+{
+	struct pp_dma_stats s;
+
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
+	CHECK_EQ(pp_dma_dev_fault(dev, 0, PP_DMA_FAULT_DEVICE), -EFAULT);
+	CHECK_EQ(pp_dma_dev_unbind(dev), -EALREADY);
+}
+
+static void
+test_unbind_op_reenters(void)
+{
+	static unsigned char region[4096];
+	struct umem u = { region, sizeof(region), 0 };
+	struct pp_dma_ops ops = {
+		.sz = sizeof(ops),
+		.map_page = umem_map,
+		.unmap_page = umem_unmap,
+		.unbind = umem_unbind,
+	};
+	PP_OPTS(pp_dma_dev_opts, o, .flags = PP_DMA_F_QUIET);
+	struct device *dev = pp_dma_dev_create_ops(&ops, &u, &o);
+	struct pp_dma_stats s;
+
+	CHECK(dev != NULL);
+	CHECK_EQ(pp_dma_dev_unbind(dev), 0);
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
+	CHECK_EQ(s.faults, 1);
+	CHECK(s.unbound);
+	pp_dma_dev_destroy(dev);
+}
+
 static void
 test_alloc_failure(void)
 {
@@ -638,6 +677,7 @@ main(void)
 	test_map_sync_access();
 	test_faults();
 	test_reports();
+	test_unbind_op_reenters();
 	test_unbind();
 	test_stats_versions();
 	test_custom_ops();
