@@ -615,11 +615,7 @@ test_custom_ops(void)
 static void
 umem_unbind(struct device *dev)
 {
-	struct pp_dma_stats s;
-
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
+	CHECK(!stats_of(dev).unbound);
 	CHECK_EQ(pp_dma_dev_fault(dev, 0, PP_DMA_FAULT_DEVICE), -EFAULT);
 	CHECK_EQ(pp_dma_dev_unbind(dev), -EALREADY);
 }
@@ -641,9 +637,7 @@ test_unbind_op_reenters(void)
 
 	CHECK(dev != NULL);
 	CHECK_EQ(pp_dma_dev_unbind(dev), 0);
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
+	s = stats_of(dev);
 	CHECK_EQ(s.faults, 1);
 	CHECK(s.unbound);
 	pp_dma_dev_destroy(dev);
