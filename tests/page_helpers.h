@@ -4,7 +4,7 @@
  *
  * Shared by the page allocator tests: capped sources whose whole state is
  * known, and checks on the zone introspection (free blocks per order) that
- * src/page_alloc_priv.h exposes to white-box tests.
+ * src/mm/page_alloc_priv.h exposes to white-box tests.
  */
 #ifndef PAGEPOOL_TESTS_PAGE_HELPERS_H
 #define PAGEPOOL_TESTS_PAGE_HELPERS_H
@@ -13,7 +13,7 @@
 
 #include <pagepool/page.h>
 
-#include "../src/page_alloc_priv.h"
+#include "../src/mm/page_alloc_priv.h"
 #include "helpers.h"
 
 /* An anonymous source that maps at most @regions regions. */

@@ -658,7 +658,7 @@ ptr_ring_consume_batched_bh(struct ptr_ring *r, void **array, int n)
 #define PTR_RING_PEEK_CALL_ANY(r, f) PTR_RING_PEEK_CALL(r, f)
 
 /*
- * ---- Set-up, resize, unconsume, cleanup (out of line: src/ptr_ring.c) --
+ * ---- Set-up, resize, unconsume, cleanup (out of line: src/lib/ptr_ring.c) --
  */
 
 /**

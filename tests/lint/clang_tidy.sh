@@ -9,10 +9,10 @@ set -u
 build=$1 src=$2
 command -v clang-tidy >/dev/null 2>&1 || { echo "clang-tidy not found"; exit 77; }
 [ -f "$build/compile_commands.json" ] || { echo "no compile_commands.json"; exit 77; }
-out=$(cd "$src" && clang-tidy -p "$build" --quiet src/*.c 2>&1)
+out=$(cd "$src" && clang-tidy -p "$build" --quiet $(find src -name "*.c" | sort) 2>&1)
 rc=$?
 if [ $rc -ne 0 ] || grep -q 'warning:\|error:' <<<"$out"; then
 	echo "$out" | grep -A3 'warning:\|error:'
 	exit 1
 fi
-echo "clang-tidy: $(ls "$src"/src/*.c | wc -l) files clean"
+echo "clang-tidy: $(find "$src"/src -name "*.c" | wc -l) files clean"

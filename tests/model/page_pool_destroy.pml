@@ -4,9 +4,9 @@
  *
  * page_pool_destroy.pml - a spin model of page_pool's put-versus-destroy
  * protocol (seed 000, bug 2; the kernel's 271683bb2cf3): returners giving
- * pages back from other threads (src/page_pool_put.c, the inline
+ * pages back from other threads (src/net/core/page_pool_put.c, the inline
  * page_pool_put_unrefed_page()) race with page_pool_destroy(),
- * page_pool_release() and the deferred retry (src/page_pool.c). See
+ * page_pool_release() and the deferred retry (src/net/core/page_pool.c). See
  * docs/page_pool-destroy-model.md for the step-by-step mapping to the C
  * code.
  *

@@ -42,8 +42,8 @@
 #include <pagepool/spinlock_pvt.h>
 
 #include "dma_priv.h"
-#include "mem_priv.h"
-#include "opts_priv.h"
+#include "lib/mem_priv.h"
+#include "lib/opts_priv.h"
 
 #define IOMMU_PAGE_MASK		(PP_IOMMU_PAGE_SIZE - 1)
 #define IOMMU_L2_SHIFT		10

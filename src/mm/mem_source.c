@@ -40,7 +40,7 @@
 #include <pagepool/fault.h>
 #include <pagepool/page.h>
 
-#include "mem_priv.h"
+#include "lib/mem_priv.h"
 #include "page_alloc_priv.h"
 
 #ifndef MAP_HUGE_SHIFT

@@ -38,8 +38,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "mem_priv.h"
-#include "page_alloc_priv.h"
+#include "lib/mem_priv.h"
+#include "mm/page_alloc_priv.h"
 #include "page_pool_priv.h"
 
 /* ---- Registry ---------------------------------------------------------- */

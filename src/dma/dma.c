@@ -29,8 +29,8 @@
 #include <pagepool/spinlock_pvt.h>
 
 #include "dma_priv.h"
-#include "mem_priv.h"
-#include "opts_priv.h"
+#include "lib/mem_priv.h"
+#include "lib/opts_priv.h"
 
 enum dma_counter {
 #define DMA_COUNTER_ENUM(name) DMA_C_##name,

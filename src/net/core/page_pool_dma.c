@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mem_priv.h"
+#include "lib/mem_priv.h"
 #include "page_pool_priv.h"
 
 #define TRACK_CHUNK_SHIFT 10

@@ -43,7 +43,7 @@
 #include <pagepool/atomic_pvt.h>
 #include <pagepool/page.h>
 
-#include "mem_priv.h"
+#include "lib/mem_priv.h"
 #include "page_alloc_priv.h"
 
 #define PP_PCP_SLOTS		8
