@@ -58,7 +58,10 @@ run_build() {
 	local dir=build-ci-$name
 	echo "== $name: configure ($cc $*)"
 	rm -rf "$dir"
-	if ! CC=$cc meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1; then
+	# The C++ test programs build with the matching C++ compiler.
+	local cxx=g++
+	[ "$cc" = clang ] && cxx=clang++
+	if ! CC=$cc CXX=$cxx meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1; then
 		cat "$dir.log"; failed=$((failed + 1)); return
 	fi
 	if ! ninja -C "$dir" >"$dir.log" 2>&1; then

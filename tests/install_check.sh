@@ -37,6 +37,19 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cflags=$(pkg-config --cflags pagepool)
 libs=$(pkg-config --libs pagepool)
+
+# Every installed header stands alone, in C and in C++.
+for h in "$dest"/usr/include/pagepool/*.h; do
+	inc="#include <pagepool/$(basename "$h")>"
+	# shellcheck disable=SC2086
+	echo "$inc" | cc -std=gnu11 -Wall -Wextra -Werror $cflags -x c -fsyntax-only - ||
+		fail "$(basename "$h") does not compile alone as C"
+	if command -v g++ >/dev/null 2>&1; then
+		# shellcheck disable=SC2086
+		echo "$inc" | g++ -std=c++17 -Wall -Wextra -Werror $cflags -x c++ -fsyntax-only - ||
+			fail "$(basename "$h") does not compile as C++17"
+	fi
+done
 # The README's usage examples: every ```c block, one program each.
 awk -v dir="$work" '/^```c$/{n++; f=1; next} /^```$/{f=0} f {print > (dir "/readme" n ".c")}' \
 	"$src/README.md"

@@ -20,14 +20,19 @@
 #ifndef PP_OPTS
 /*
  * PP_OPTS() - declare @NAME of options struct @TYPE, zero-filled (padding
- * included), with sz set and the given designated initialisers.
+ * included), with sz set and the given designated initialisers. The fields
+ * left out are zero on purpose: C++ compilers warn about them under
+ * -Wextra, so the warning is silenced for this one initialiser.
  */
 #define PP_OPTS(TYPE, NAME, ...)                                             \
 	struct TYPE NAME = ({                                                \
 		struct TYPE __pp_opts;                                       \
 		__builtin_memset(&__pp_opts, 0, sizeof(__pp_opts));          \
+		_Pragma("GCC diagnostic push")                               \
+		_Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"") \
 		__pp_opts = (struct TYPE){ .sz = sizeof(struct TYPE),        \
 					   __VA_ARGS__ };                    \
+		_Pragma("GCC diagnostic pop")                                \
 		__pp_opts;                                                   \
 	})
 #endif

@@ -156,7 +156,11 @@ struct page {
 	union {
 		struct {
 			struct pp_list_head lru;
+#ifndef __cplusplus
 			unsigned long private;
+#else
+			unsigned long private_;	/* "private" in C */
+#endif
 		};
 		struct {
 			unsigned long pp_magic;
@@ -172,15 +176,19 @@ struct page {
 	int _refcount;
 	unsigned char _order;
 	unsigned char _pad[3];
+#ifndef __cplusplus
 	void *virtual;
+#else
+	void *virtual_;	/* "virtual" in C: same member, C++-legal name */
+#endif
 };
 
-_Static_assert(sizeof(struct page) <= 64,
+PP_STATIC_ASSERT(sizeof(struct page) <= 64,
 	       "struct page must stay within 64 bytes per 4 KiB page");
-_Static_assert(offsetof(struct page, pp_magic) ==
+PP_STATIC_ASSERT(offsetof(struct page, pp_magic) ==
 		       offsetof(struct page, lru.next),
 	       "pp_magic overlays lru.next, as in the kernel");
-_Static_assert(offsetof(struct page, compound_head) ==
+PP_STATIC_ASSERT(offsetof(struct page, compound_head) ==
 		       offsetof(struct page, lru.next),
 	       "compound_head overlays lru.next, as in the kernel");
 
@@ -226,7 +234,11 @@ compound_order(const struct page *page)
 static inline void *
 page_address(const struct page *page)
 {
+#ifndef __cplusplus
 	return page->virtual;
+#else
+	return page->virtual_;
+#endif
 }
 
 /**

@@ -85,7 +85,7 @@ extern "C" {
 	(PAGE_SIZE < PAGE_FRAG_CACHE_MAX_SIZE ? 0xffUL : 0UL)
 #define PAGE_FRAG_CACHE_PFMEMALLOC_BIT	(PAGE_FRAG_CACHE_ORDER_MASK + 1)
 
-_Static_assert(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
+PP_STATIC_ASSERT(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
 	       "encoded_page flags must fit below page alignment");
 
 /**

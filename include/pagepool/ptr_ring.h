@@ -106,12 +106,12 @@ struct ptr_ring {
 	void **queue;
 };
 
-_Static_assert(offsetof(struct ptr_ring, producer) % PP_CACHELINE_SIZE == 0,
+PP_STATIC_ASSERT(offsetof(struct ptr_ring, producer) % PP_CACHELINE_SIZE == 0,
 	       "producer group must start a cache line");
-_Static_assert(offsetof(struct ptr_ring, consumer_head) % PP_CACHELINE_SIZE ==
+PP_STATIC_ASSERT(offsetof(struct ptr_ring, consumer_head) % PP_CACHELINE_SIZE ==
 		       0,
 	       "consumer group must start a cache line");
-_Static_assert(offsetof(struct ptr_ring, size) % PP_CACHELINE_SIZE == 0,
+PP_STATIC_ASSERT(offsetof(struct ptr_ring, size) % PP_CACHELINE_SIZE == 0,
 	       "read-mostly group must start a cache line");
 
 /* Largest ring: indices are int and head - tail must not overflow. */
