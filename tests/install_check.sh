@@ -21,6 +21,11 @@ so=$(find "$libdir" -name 'libpagepool.so.*' -type f | head -n1)
 [ -n "$so" ] || fail "no shared library"
 ls "$dest"/usr/share/man/man3/ptr_ring_init.3* >/dev/null 2>&1 || fail "man pages not installed"
 [ -x "$dest/usr/bin/ptr_ring_test" ] || fail "ptr_ring_test not installed"
+# Installed tools start without LD_LIBRARY_PATH: their rpath is relative.
+for t in "$dest"/usr/bin/*; do
+	env -u LD_LIBRARY_PATH "$t" --help >/dev/null 2>&1 ||
+		fail "$(basename "$t") does not start from the installed tree"
+done
 
 # Exactly the version script's symbols are exported: no internal helper
 # leaks, and nothing listed is missing.
