@@ -400,9 +400,11 @@ PP_API unsigned long alloc_pages_bulk_src(struct pp_mem_source *src, int nid,
  * @page: head page of the block, or NULL (ignored).
  * @order: the order it was allocated with.
  *
- * A tail page, a wrong @order, a page not from this allocator's regions or
- * a page whose count is already zero is ignored with errno EINVAL (and
- * reported on stderr in debug builds).
+ * A tail page, a wrong @order, a page not from this allocator's regions
+ * (a page of a destroyed source among them: recognised by its address,
+ * without reading the freed descriptor) or a page whose count is already
+ * zero is ignored with errno EINVAL (and reported on stderr in debug
+ * builds).
  * Context: any thread holding the reference.
  */
 PP_API void __free_pages(struct page *page, unsigned int order);
@@ -562,7 +564,8 @@ PP_API int pp_mem_source_page_offset(const struct pp_mem_source *src,
 /**
  * pp_page_source() - the source @page (any page of a block) came from.
  * Return: the source, or NULL with errno EINVAL if it is not an allocator
- * page.
+ * page of a live source (a page of a destroyed source is recognised by its
+ * address, without reading the freed descriptor).
  */
 PP_API struct pp_mem_source *pp_page_source(const struct page *page);
 

@@ -13,13 +13,21 @@
  * hugetlb and memfd memory. Regions are bound to their node with mbind()
  * before anything touches them, so first touch cannot place them elsewhere.
  *
- * The region table is what virt_to_page() reads without locks: a top array
- * of leaf pointers, each leaf an array of region pointers, one per 2 MiB
- * granule. Writers (region insert/remove) serialise on map_lock and publish
- * with release stores; readers use acquire loads. Leaves are never freed,
- * so a reader racing with an insert sees either NULL or a complete leaf.
- * Removing a region is only done when its source is destroyed, and the
- * destroy contract rules out readers of its addresses.
+ * Two address tables are read without locks: the region table, by the
+ * address of memory (virt_to_page()), and the descriptor table, by the
+ * address of a struct page (every function that takes a page validates it
+ * there before reading it). Each is a top array of leaf pointers, each leaf
+ * an array of region pointers, one per 2 MiB granule. Writers (region
+ * insert/remove) serialise on map_lock and publish with release stores;
+ * readers use acquire loads. Leaves are never freed, so a reader racing
+ * with an insert sees either NULL or a complete leaf. Removing a region is
+ * only done when its source is destroyed, and the destroy contract rules
+ * out concurrent readers of its addresses; a page pointer kept past the
+ * destroy finds NULL in the descriptor table and is refused without its
+ * freed descriptor being read.
+ *
+ * Descriptor arrays are mapped, not taken from the heap, each starting on a
+ * 2 MiB boundary, so no two arrays share a granule of the descriptor table.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,110 +58,199 @@
 
 #define PP_MAP_LEAF_SIZE (1UL << PP_MAP_LEAF_BITS)
 
-/* The region table; see the file comment. */
-static struct pp_region **region_map[1UL << PP_MAP_TOP_BITS];
+/*
+ * The two address tables; see the file comment. data_map is indexed by the
+ * address of the memory, desc_map by the address of the descriptors.
+ */
+struct pp_addr_map {
+	struct pp_region **top[1UL << PP_MAP_TOP_BITS];
+};
+
+static struct pp_addr_map data_map;
+static struct pp_addr_map desc_map;
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct pp_mem_source *default_src;
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * ---- Region table -------------------------------------------------------
+ * ---- Address tables -----------------------------------------------------
  */
 
-struct pp_region *
-_pp_region_of(const void *addr)
+/* The region whose granule holds @a in @m, or NULL. Lock-free. */
+static inline struct pp_region *
+addr_map_lookup(struct pp_addr_map *m, uintptr_t a)
 {
-	uintptr_t a = (uintptr_t)addr;
-	unsigned long pfn = a >> PAGE_SHIFT;
 	struct pp_region **leaf;
-	struct pp_region *r;
 	uintptr_t g;
 
 	if (a >> PP_MAP_ADDR_BITS)
 		return NULL;
 	g = a >> PP_MAP_SHIFT;
 	/* A3: pairs with release R3 in map_insert(). */
-	leaf = pp_load_acquire(&region_map[g >> PP_MAP_LEAF_BITS]);
+	leaf = pp_load_acquire(&m->top[g >> PP_MAP_LEAF_BITS]);
 	if (leaf == NULL)
 		return NULL;
-	/* A4: pairs with release R4 in map_insert(): the region's fields and
-	 * descriptors are initialised before it is published. */
-	r = pp_load_acquire(&leaf[g & (PP_MAP_LEAF_SIZE - 1)]);
+	/* A4: pairs with release R4 in map_insert(): the region's fields
+	 * are initialised before it is published. */
+	return pp_load_acquire(&leaf[g & (PP_MAP_LEAF_SIZE - 1)]);
+}
+
+struct pp_region *
+_pp_region_of(const void *addr)
+{
+	unsigned long pfn = (uintptr_t)addr >> PAGE_SHIFT;
+	struct pp_region *r = addr_map_lookup(&data_map, (uintptr_t)addr);
+
 	if (r == NULL || pfn < r->base_pfn || pfn >= r->end_pfn)
 		return NULL;
 	return r;
 }
 
-static void
-granule_range(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
+/*
+ * Found by the descriptor's own address, so a pointer into the descriptors
+ * of a destroyed source (unmapped, or reused for anything else) is refused
+ * without being read: the table no longer names a region there.
+ */
+struct pp_region *
+_pp_page_region(const struct page *page)
 {
-	*first = (r->base_pfn << PAGE_SHIFT) >> PP_MAP_SHIFT;
-	*last = ((r->end_pfn << PAGE_SHIFT) - 1) >> PP_MAP_SHIFT;
+	uintptr_t a = (uintptr_t)page;
+	struct pp_region *r = addr_map_lookup(&desc_map, a);
+	uintptr_t off;
+
+	if (r == NULL)
+		return NULL;
+	off = a - (uintptr_t)r->pages;
+	if (off >= (r->end_pfn - r->base_pfn) * sizeof(struct page) ||
+	    off % sizeof(struct page) != 0)
+		return NULL;
+	return r;
+}
+
+/* Granules [*first, *last] of [start, start + len) (len > 0). */
+static void
+granule_range(uintptr_t start, size_t len, uintptr_t *first, uintptr_t *last)
+{
+	*first = start >> PP_MAP_SHIFT;
+	*last = (start + len - 1) >> PP_MAP_SHIFT;
+}
+
+static void
+data_granules(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
+{
+	granule_range(r->base_pfn << PAGE_SHIFT,
+		      (r->end_pfn - r->base_pfn) << PAGE_SHIFT, first, last);
+}
+
+static void
+desc_granules(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
+{
+	granule_range((uintptr_t)r->pages,
+		      (r->end_pfn - r->base_pfn) * sizeof(struct page), first,
+		      last);
 }
 
 /*
- * Publish @r for every granule it touches. 0, or -EBUSY if a granule is
- * taken (two user regions in one 2 MiB window), -ENOMEM if a leaf cannot
- * be allocated; nothing is published on failure.
- * Context: any thread; takes map_lock.
+ * Check granules [first, last] of @m are free, allocating missing leaves.
+ * 0, -EBUSY or -ENOMEM. Caller holds map_lock.
  */
 static int
-map_insert(struct pp_region *r)
+map_prepare(struct pp_addr_map *m, uintptr_t first, uintptr_t last)
 {
 	struct pp_region **leaf;
-	uintptr_t first, last, g;
-	int ret = 0;
+	uintptr_t g;
 
-	granule_range(r, &first, &last);
-	pthread_mutex_lock(&map_lock);
-	/* Pass 1: check and allocate leaves, so pass 2 cannot fail. */
 	for (g = first; g <= last; g++) {
-		leaf = region_map[g >> PP_MAP_LEAF_BITS];
+		leaf = m->top[g >> PP_MAP_LEAF_BITS];
 		if (leaf == NULL) {
 			/* An array of region pointers: sizeof a pointer is
 			 * meant. */
 			leaf = _pp_zalloc_aligned(PP_MAP_LEAF_SIZE *
 							  sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
 						  PP_CACHELINE_SIZE);
-			if (leaf == NULL) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			/* R3: pairs with acquire A3 in _pp_region_of(). */
-			pp_store_release(&region_map[g >> PP_MAP_LEAF_BITS],
-					 leaf);
+			if (leaf == NULL)
+				return -ENOMEM;
+			/* R3: pairs with acquire A3 in addr_map_lookup(). */
+			pp_store_release(&m->top[g >> PP_MAP_LEAF_BITS], leaf);
 		}
-		if (leaf[g & (PP_MAP_LEAF_SIZE - 1)] != NULL) {
-			ret = -EBUSY;
-			goto out;
-		}
+		if (leaf[g & (PP_MAP_LEAF_SIZE - 1)] != NULL)
+			return -EBUSY;
 	}
+	return 0;
+}
+
+/* Set granules [first, last] of @m to @r. Caller holds map_lock and has
+ * prepared them. */
+static void
+map_set(struct pp_addr_map *m, uintptr_t first, uintptr_t last,
+	struct pp_region *r)
+{
+	struct pp_region **leaf;
+	uintptr_t g;
+
 	for (g = first; g <= last; g++) {
-		leaf = region_map[g >> PP_MAP_LEAF_BITS];
-		/* R4: pairs with acquire A4 in _pp_region_of(). */
+		leaf = m->top[g >> PP_MAP_LEAF_BITS];
+		/* R4: pairs with acquire A4 in addr_map_lookup(). */
 		pp_store_release(&leaf[g & (PP_MAP_LEAF_SIZE - 1)], r);
 	}
-out:
+}
+
+/*
+ * Publish @r in both tables, by its memory and by its descriptors. 0, or
+ * -EBUSY if a memory granule is taken (two user regions in one 2 MiB
+ * window), -ENOMEM if a leaf cannot be allocated; nothing is published on
+ * failure. Descriptor arrays start on a granule of their own (desc_alloc()),
+ * so theirs are never taken.
+ * Context: any thread; takes map_lock.
+ */
+static int
+map_insert(struct pp_region *r)
+{
+	uintptr_t df, dl, mf, ml;
+	int ret;
+
+	data_granules(r, &mf, &ml);
+	desc_granules(r, &df, &dl);
+	pthread_mutex_lock(&map_lock);
+	/* Check and allocate leaves first, so publishing cannot fail. */
+	ret = map_prepare(&data_map, mf, ml);
+	if (ret == 0)
+		ret = map_prepare(&desc_map, df, dl);
+	if (ret == 0) {
+		map_set(&desc_map, df, dl, r);
+		map_set(&data_map, mf, ml, r);
+	}
 	pthread_mutex_unlock(&map_lock);
 	return ret;
+}
+
+static void
+map_clear(struct pp_addr_map *m, uintptr_t first, uintptr_t last,
+	  const struct pp_region *r)
+{
+	struct pp_region **leaf;
+	uintptr_t g;
+
+	for (g = first; g <= last; g++) {
+		leaf = m->top[g >> PP_MAP_LEAF_BITS];
+		if (leaf != NULL && leaf[g & (PP_MAP_LEAF_SIZE - 1)] == r)
+			pp_store_relaxed(&leaf[g & (PP_MAP_LEAF_SIZE - 1)],
+					 NULL);
+	}
 }
 
 /* Context: any thread; takes map_lock. No reader may look @r up anymore. */
 static void
 map_remove(struct pp_region *r)
 {
-	struct pp_region **leaf;
-	uintptr_t first, last, g;
+	uintptr_t first, last;
 
-	granule_range(r, &first, &last);
 	pthread_mutex_lock(&map_lock);
-	for (g = first; g <= last; g++) {
-		leaf = region_map[g >> PP_MAP_LEAF_BITS];
-		if (leaf != NULL && leaf[g & (PP_MAP_LEAF_SIZE - 1)] == r)
-			pp_store_relaxed(&leaf[g & (PP_MAP_LEAF_SIZE - 1)],
-					 NULL);
-	}
+	data_granules(r, &first, &last);
+	map_clear(&data_map, first, last, r);
+	desc_granules(r, &first, &last);
+	map_clear(&desc_map, first, last, r);
 	pthread_mutex_unlock(&map_lock);
 }
 
@@ -324,6 +421,40 @@ map_backing(struct pp_mem_source *src, int nid, uint64_t off)
 }
 
 /*
+ * Zeroed memory for @npages descriptors, starting on a granule boundary of
+ * the descriptor table (see the file comment); *@len: the bytes mapped.
+ * Reserved without swap accounting: only the descriptors written take
+ * memory. NULL with errno on failure.
+ */
+static struct page *
+desc_alloc(size_t npages, size_t *len)
+{
+	const size_t align = 1UL << PP_MAP_SHIFT;
+	size_t size = (npages * sizeof(struct page) + PAGE_SIZE - 1) &
+		      PAGE_MASK;
+	uintptr_t start, end, aligned;
+	void *res;
+
+	if (_pp_fault_should_fail()) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	res = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return NULL;
+	start = (uintptr_t)res;
+	end = start + size + align;
+	aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
+	if (aligned > start)
+		munmap(res, aligned - start);
+	if (end > aligned + size)
+		munmap((void *)(aligned + size), end - (aligned + size));
+	*len = size;
+	return (struct page *)aligned;
+}
+
+/*
  * A region descriptor for [@addr, @addr + @len) with its page descriptors,
  * all on node @nid. Not yet published. NULL with errno ENOMEM.
  */
@@ -331,19 +462,19 @@ static struct pp_region *
 region_new(struct pp_zone *z, void *addr, size_t len, int nid)
 {
 	size_t npages = len >> PAGE_SHIFT;
-	size_t hdr = (sizeof(struct pp_region) + PP_CACHELINE_SIZE - 1) &
-		     ~(size_t)(PP_CACHELINE_SIZE - 1);
 	unsigned long flags = (unsigned long)nid << PP_NODES_PGSHIFT;
 	struct pp_region *r;
 	size_t i;
 
-	/* One allocation: the header, then the descriptors on their own
-	 * cache lines (64 bytes each, so one descriptor per line). */
-	r = _pp_zalloc_aligned(hdr + npages * sizeof(struct page),
-			       PP_CACHELINE_SIZE);
+	r = _pp_zalloc_aligned(sizeof(*r), PP_CACHELINE_SIZE);
 	if (r == NULL)
 		return NULL;
-	r->pages = (struct page *)((char *)r + hdr);
+	r->pages = desc_alloc(npages, &r->desc_len);
+	if (r->pages == NULL) {
+		_pp_free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
 	r->base_pfn = (uintptr_t)addr >> PAGE_SHIFT;
 	r->end_pfn = r->base_pfn + npages;
 	r->zone = z;
@@ -354,13 +485,21 @@ region_new(struct pp_zone *z, void *addr, size_t len, int nid)
 	return r;
 }
 
+/* Free an unpublished region descriptor (or one already removed). */
+static void
+region_discard(struct pp_region *r)
+{
+	munmap(r->pages, r->desc_len);
+	_pp_free(r);
+}
+
 static void
 region_free(struct pp_region *r)
 {
 	map_remove(r);
 	if (r->map_addr != NULL)
 		munmap(r->map_addr, r->map_len);
-	_pp_free(r);
+	region_discard(r);
 }
 
 static void
@@ -435,7 +574,7 @@ _pp_region_grow(struct pp_zone *z, gfp_t gfp)
 	if (err != 0) {
 		/* Our regions own whole granules, so only ENOMEM here. */
 		munmap(addr, PP_REGION_SIZE);
-		_pp_free(r);
+		region_discard(r);
 		goto fail;
 	}
 	return r;
@@ -586,7 +725,7 @@ source_add_user_region(struct pp_mem_source *src)
 		return -errno;
 	err = map_insert(r);
 	if (err != 0) {
-		_pp_free(r);
+		region_discard(r);
 		return err;
 	}
 	pthread_mutex_lock(&z->grow_lock);
@@ -750,21 +889,6 @@ pp_mem_source_fd(const struct pp_mem_source *src)
 	if (src == NULL || src->kind != PP_MEM_MEMFD)
 		return -EINVAL;
 	return src->fd;
-}
-
-struct pp_region *
-_pp_page_region(const struct page *page)
-{
-	struct pp_region *r;
-
-	if (page == NULL)
-		return NULL;
-	r = _pp_region_of(page->virtual);
-	if (r == NULL ||
-	    &r->pages[((uintptr_t)page->virtual >> PAGE_SHIFT) -
-		      r->base_pfn] != page)
-		return NULL;
-	return r;
 }
 
 int

@@ -727,10 +727,19 @@ put_page(struct page *page)
 
 	if (page == NULL)
 		return;
-	page = compound_head(page);
-	r = check_head(__func__, page);
-	if (r == NULL)
+	/* Nothing of @page is read before it is known to be ours: it may
+	 * point into the freed descriptors of a destroyed source. */
+	r = _pp_page_region(page);
+	if (PP_UNLIKELY(r == NULL)) {
+		report_bad_page(__func__, page, "not a page of this allocator");
 		return;
+	}
+	if (PageTail(page)) {
+		page = compound_head(page);
+		r = check_head(__func__, page);
+		if (r == NULL)
+			return;
+	}
 	if (put_page_testzero(page, __func__))
 		free_the_page(r, page, page->_order);
 }

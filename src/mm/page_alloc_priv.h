@@ -11,7 +11,9 @@
  * Each region has its own descriptor array, so page i of a region is at
  * base + i * PAGE_SIZE and its descriptor at pages[i]. A two-level table
  * indexed by address (2 MiB granules, as a page table would) finds the
- * region of any address, which is what makes virt_to_page() O(1).
+ * region of any address, which is what makes virt_to_page() O(1); a second
+ * one indexed by the address of the descriptors validates a struct page
+ * pointer before anything reads it.
  *
  * Buddies are found by page frame number (address >> PAGE_SHIFT), so a block
  * of order k is always aligned to 2^k pages in the address space, even in a
@@ -53,7 +55,8 @@ struct pp_zone;
 struct pp_region {
 	unsigned long base_pfn;
 	unsigned long end_pfn;		/* exclusive */
-	struct page *pages;
+	struct page *pages;		/* mapped: desc_len bytes */
+	size_t desc_len;
 	struct pp_zone *zone;
 	struct pp_region *next;
 	void *map_addr;			/* what we munmap(); NULL: not ours */
@@ -108,8 +111,9 @@ struct pp_mem_source {
 /* Region containing @addr, or NULL. Context: any thread, lock-free. */
 struct pp_region *_pp_region_of(const void *addr);
 
-/* Region whose descriptor @page is (validates @page), or NULL.
- * Context: any thread, lock-free. */
+/* Region whose descriptor @page is, or NULL: validates @page by its
+ * address alone, without reading it, so a pointer into the descriptors of
+ * a destroyed source is refused. Context: any thread, lock-free. */
 struct pp_region *_pp_page_region(const struct page *page);
 
 /*
