@@ -47,8 +47,12 @@
  * when the source is exhausted or the system refuses memory. Functions
  * returning void (__free_pages(), put_page() on a free page) ignore bad input
  * and set errno to EINVAL; debug builds (without NDEBUG) also report misuse
- * on stderr. Nothing else is ever printed, except the hugepage diagnostics
- * documented at PP_MEM_HUGETLB, which __GFP_NOWARN / PP_MEM_F_NOWARN silence.
+ * on stderr. A block whose last reference is dropped while a page_pool
+ * still owns it (put_page() instead of page_pool_put_page()) is the
+ * kernel's "page_pool leak": it is reported on stderr in every build, with
+ * errno EINVAL, and never freed. Nothing else is ever printed, except the
+ * hugepage diagnostics documented at PP_MEM_HUGETLB, which __GFP_NOWARN /
+ * PP_MEM_F_NOWARN silence.
  *
  * Concurrency. Every function here may be called from any thread at any
  * time, except pp_mem_source_destroy(), which requires that no other thread
@@ -419,6 +423,10 @@ PP_API void free_frozen_pages(struct page *page, unsigned int order);
 /**
  * put_page() - drop a reference to the block @page (head or tail) belongs
  * to, freeing it at zero. NULL is ignored.
+ *
+ * A block a page_pool still owns (signature set) is not freed at zero but
+ * reported and leaked, as the kernel's "page_pool leak" bad page; the same
+ * holds for __free_pages() and free_frozen_pages().
  * Context: any thread holding the reference.
  */
 PP_API void put_page(struct page *page);

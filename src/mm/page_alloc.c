@@ -42,6 +42,7 @@
 
 #include <pagepool/atomic_pvt.h>
 #include <pagepool/page.h>
+#include <pagepool/page_pool_types.h>
 
 #include "lib/mem_priv.h"
 #include "page_alloc_priv.h"
@@ -99,6 +100,35 @@ report_bad_page(const char *fn, const struct page *page, const char *why)
 	(void)why;
 #endif
 	errno = EINVAL;
+}
+
+/* Blocks leaked by free_page_is_bad(); read by _pp_bad_page_count(). */
+static unsigned long bad_pages;
+
+/*
+ * The kernel's free-time check of a block whose count reached zero, for
+ * the one bad state this allocator can see: a page_pool still owns it (its
+ * signature is set), so the pool counts it in flight and will hand it out
+ * or return it again. Freeing it would give it a second owner. As the
+ * kernel does with a "page_pool leak", report it (in every build: this is
+ * memory corruption averted, not a refused argument) and never free it;
+ * the block stays out of circulation and its source stays busy.
+ * One load on the freeing path; the report is the slow path.
+ */
+static int
+free_page_is_bad(const char *fn, struct page *page)
+{
+	if (PP_LIKELY((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE))
+		return 0;
+	/* Relaxed: a statistic read after the fact; it orders nothing and
+	 * pairs with nothing. */
+	pp_fetch_add_relaxed(&bad_pages, 1);
+	fprintf(stderr,
+		"pagepool: %s(%p): bad page state: page_pool leak "
+		"(still owned by pool %p); leaked, not freed\n",
+		fn, (const void *)page, (const void *)page->pp);
+	errno = EINVAL;
+	return 1;
 }
 
 /*
@@ -697,7 +727,8 @@ __free_pages(struct page *page, unsigned int order)
 		report_bad_page(__func__, page, "order is not the block's");
 		return;
 	}
-	if (put_page_testzero(page, __func__))
+	if (put_page_testzero(page, __func__) &&
+	    !free_page_is_bad(__func__, page))
 		free_the_page(r, page, order);
 }
 
@@ -717,6 +748,8 @@ free_frozen_pages(struct page *page, unsigned int order)
 				"order differs or count is not zero");
 		return;
 	}
+	if (free_page_is_bad(__func__, page))
+		return;
 	free_the_page(r, page, order);
 }
 
@@ -740,7 +773,8 @@ put_page(struct page *page)
 		if (r == NULL)
 			return;
 	}
-	if (put_page_testzero(page, __func__))
+	if (put_page_testzero(page, __func__) &&
+	    !free_page_is_bad(__func__, page))
 		free_the_page(r, page, page->_order);
 }
 
@@ -757,6 +791,12 @@ virt_to_page(const void *addr)
 /*
  * ---- Introspection ------------------------------------------------------
  */
+
+unsigned long
+_pp_bad_page_count(void)
+{
+	return pp_load_relaxed(&bad_pages);
+}
 
 unsigned long
 _pp_zone_pages_in_use(struct pp_zone *z)

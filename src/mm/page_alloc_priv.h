@@ -158,6 +158,10 @@ struct _pp_zone_stats {
 int _pp_zone_stats(struct pp_mem_source *src, int nid,
 		   struct _pp_zone_stats *st);
 
+/* Blocks leaked on purpose because their last reference was dropped while
+ * a page_pool still owned them ("page_pool leak"). Context: any thread. */
+unsigned long _pp_bad_page_count(void);
+
 /* Pages in the calling thread's cache for @src's zone on @nid. */
 unsigned long _pp_thread_cache_count(struct pp_mem_source *src, int nid);
 
