@@ -473,6 +473,9 @@ PP_API void pp_thread_cache_drain(void);
  *	same pages.
  * @PP_MEM_USER: the caller's region [@addr, @addr + @len), page-aligned. The
  *	source serves pages from inside it only, never grows, never unmaps it.
+ *	All of it must be mapped (EFAULT otherwise), whatever the protection:
+ *	a PROT_NONE reservation is accepted, the caller opens pages up before
+ *	using them or allocating with __GFP_ZERO.
  *	Two user regions may not share a 2 MiB-aligned window of the address
  *	space (EBUSY); align large regions to 2 MiB or place them apart.
  */
@@ -523,8 +526,8 @@ struct pp_mem_source_opts {
  * this library knows is zero.
  * Context: any thread.
  * Return: the source; NULL with errno EINVAL (bad options, unknown kind or
- * flags, misaligned user region), EBUSY (user region overlaps another
- * source's), ENOMEM (no hugepages reserved, or no memory), or the errno
+ * flags, misaligned user region), EFAULT (part of a user region is not
+ * mapped), EBUSY (user region overlaps another source's), ENOMEM (no hugepages reserved, or no memory), or the errno
  * of a failed memfd_create().
  */
 PP_API struct pp_mem_source *

@@ -712,6 +712,23 @@ opts_validate(const struct pp_mem_source_opts *o)
 	}
 }
 
+/*
+ * Is all of [@addr, @addr + @len) mapped? A user region must be: the
+ * allocator hands out any page inside it. Mapped means a mapping exists,
+ * whatever its protection, so a PROT_NONE reservation the caller opens up
+ * later is accepted. msync(MS_ASYNC) walks the mappings over the range
+ * and fails with ENOMEM at the first hole; it has no other effect, touches
+ * no page and costs one step per mapping, not per page, so a region of any
+ * size is checked at once. 0 or -EFAULT.
+ */
+static int
+user_range_check(void *addr, size_t len)
+{
+	if (msync(addr, len, MS_ASYNC) != 0)
+		return -EFAULT;
+	return 0;
+}
+
 /* Build the single region of a user source and fill its zone. */
 static int
 source_add_user_region(struct pp_mem_source *src)
@@ -772,6 +789,8 @@ pp_mem_source_create(const struct pp_mem_source_opts *opts)
 	err = opts_copy(opts, &o);
 	if (err == 0)
 		err = opts_validate(&o);
+	if (err == 0 && o.kind == PP_MEM_USER)
+		err = user_range_check(o.addr, o.len);
 	if (err != 0) {
 		errno = -err;
 		return NULL;
