@@ -437,6 +437,9 @@ PP_API void put_page(struct page *page);
  * Any address inside an allocator page works (not only page-aligned ones);
  * for an address inside a compound block it returns that page, the tail,
  * as in the kernel: compound_head() gives the block.
+ * A user region's descriptors are filled in on first use, 4 MiB of region
+ * at a time: for a page of a part never handed out the descriptor is still
+ * blank (page_address() NULL).
  * Context: any thread; O(1): two table loads and a bounds check.
  * Return: the page, or NULL if @addr is not in memory of any live source.
  */
@@ -475,7 +478,9 @@ PP_API void pp_thread_cache_drain(void);
  *	source serves pages from inside it only, never grows, never unmaps it.
  *	All of it must be mapped (EFAULT otherwise), whatever the protection:
  *	a PROT_NONE reservation is accepted, the caller opens pages up before
- *	using them or allocating with __GFP_ZERO.
+ *	using them or allocating with __GFP_ZERO. Descriptors are built 4 MiB
+ *	of region at a time on first use, so a region of any size registers
+ *	in milliseconds.
  *	Two user regions may not share a 2 MiB-aligned window of the address
  *	space (EBUSY); align large regions to 2 MiB or place them apart.
  */

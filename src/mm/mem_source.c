@@ -454,17 +454,50 @@ desc_alloc(size_t npages, size_t *len)
 	return (struct page *)aligned;
 }
 
+/* Write the descriptors of pages [@from, @to) of @r. */
+static void
+region_build(struct pp_region *r, unsigned long from, unsigned long to)
+{
+	unsigned long flags = (unsigned long)r->zone->nid << PP_NODES_PGSHIFT;
+	unsigned long pfn;
+	struct page *page;
+
+	for (pfn = from; pfn < to; pfn++) {
+		page = &r->pages[pfn - r->base_pfn];
+		page->flags = flags;
+		page->virtual = (void *)(pfn << PAGE_SHIFT);
+	}
+}
+
+int
+_pp_region_build_chunk(struct pp_region *r, unsigned long *from,
+		       unsigned long *to)
+{
+	const unsigned long chunk = 1UL << MAX_PAGE_ORDER;
+	unsigned long end;
+
+	if (r->built_pfn >= r->end_pfn)
+		return -ENOMEM;
+	end = (r->built_pfn | (chunk - 1)) + 1;
+	if (end > r->end_pfn)
+		end = r->end_pfn;
+	region_build(r, r->built_pfn, end);
+	*from = r->built_pfn;
+	*to = end;
+	r->built_pfn = end;
+	return 0;
+}
+
 /*
- * A region descriptor for [@addr, @addr + @len) with its page descriptors,
- * all on node @nid. Not yet published. NULL with errno ENOMEM.
+ * A region descriptor for [@addr, @addr + @len) of zone @z (whose node the
+ * descriptors name), its descriptors mapped and, with @build, built. Not
+ * yet published. NULL with errno ENOMEM.
  */
 static struct pp_region *
-region_new(struct pp_zone *z, void *addr, size_t len, int nid)
+region_new(struct pp_zone *z, void *addr, size_t len, int build)
 {
 	size_t npages = len >> PAGE_SHIFT;
-	unsigned long flags = (unsigned long)nid << PP_NODES_PGSHIFT;
 	struct pp_region *r;
-	size_t i;
 
 	r = _pp_zalloc_aligned(sizeof(*r), PP_CACHELINE_SIZE);
 	if (r == NULL)
@@ -477,10 +510,11 @@ region_new(struct pp_zone *z, void *addr, size_t len, int nid)
 	}
 	r->base_pfn = (uintptr_t)addr >> PAGE_SHIFT;
 	r->end_pfn = r->base_pfn + npages;
+	r->built_pfn = r->base_pfn;
 	r->zone = z;
-	for (i = 0; i < npages; i++) {
-		r->pages[i].flags = flags;
-		r->pages[i].virtual = (char *)addr + (i << PAGE_SHIFT);
+	if (build) {
+		region_build(r, r->base_pfn, r->end_pfn);
+		r->built_pfn = r->end_pfn;
 	}
 	return r;
 }
@@ -561,7 +595,7 @@ _pp_region_grow(struct pp_zone *z, gfp_t gfp)
 			warn_hugetlb(src, gfp, err);
 		goto fail;
 	}
-	r = region_new(z, addr, PP_REGION_SIZE, z->nid);
+	r = region_new(z, addr, PP_REGION_SIZE, 1);
 	if (r == NULL) {
 		err = errno;
 		munmap(addr, PP_REGION_SIZE);
@@ -729,7 +763,7 @@ user_range_check(void *addr, size_t len)
 	return 0;
 }
 
-/* Build the single region of a user source and fill its zone. */
+/* Publish the single region of a user source and account it in its zone. */
 static int
 source_add_user_region(struct pp_mem_source *src)
 {
@@ -737,7 +771,10 @@ source_add_user_region(struct pp_mem_source *src)
 	struct pp_region *r;
 	int err;
 
-	r = region_new(z, src->user_addr, src->user_len, src->user_nid);
+	/* Descriptors are built chunk by chunk as the zone needs them, so a
+	 * region of any size registers at once (the zone's node is the
+	 * region's). */
+	r = region_new(z, src->user_addr, src->user_len, 0);
 	if (r == NULL)
 		return -errno;
 	err = map_insert(r);

@@ -222,30 +222,69 @@ buddy_take(struct pp_zone *z, unsigned int order)
 	return page;
 }
 
+/*
+ * Put pages [@pfn, @end) of @r into the lists, cut into the largest
+ * naturally aligned blocks that fit; a region we mapped is exactly one
+ * block of MAX_PAGE_ORDER. The pages are already counted in free_pages.
+ * Caller holds z->lock.
+ */
+static void
+zone_insert_range(struct pp_zone *z, struct pp_region *r, unsigned long pfn,
+		  unsigned long end)
+{
+	unsigned int o;
+
+	while (pfn < end) {
+		o = MAX_PAGE_ORDER;
+		while (o > 0 && ((pfn & ((1UL << o) - 1)) != 0 ||
+				 pfn + (1UL << o) > end))
+			o--;
+		buddy_insert(z, &r->pages[pfn - r->base_pfn], o);
+		pfn += 1UL << o;
+	}
+}
+
 void
 _pp_zone_add_region(struct pp_zone *z, struct pp_region *r)
 {
-	unsigned long pfn = r->base_pfn;
-	unsigned int o;
-
 	/* Caller holds grow_lock, which guards the region list. */
 	r->next = z->regions;
 	z->regions = r;
 
 	pp_spin_lock(&z->lock);
-	/* Cut the region into the largest naturally aligned blocks that fit;
-	 * a region we mapped is exactly one block of MAX_PAGE_ORDER. */
-	while (pfn < r->end_pfn) {
-		o = MAX_PAGE_ORDER;
-		while (o > 0 && ((pfn & ((1UL << o) - 1)) != 0 ||
-				 pfn + (1UL << o) > r->end_pfn))
-			o--;
-		buddy_insert(z, &r->pages[pfn - r->base_pfn], o);
-		pfn += 1UL << o;
-	}
+	zone_insert_range(z, r, r->base_pfn, r->built_pfn);
 	z->managed_pages += r->end_pfn - r->base_pfn;
 	z->free_pages += r->end_pfn - r->base_pfn;
 	pp_spin_unlock(&z->lock);
+}
+
+/*
+ * Give @z more free blocks: the next chunk of a user region's descriptors,
+ * or else a new region. 0, or an errno value. Caller holds grow_lock.
+ */
+static int
+zone_grow_locked(struct pp_zone *z, gfp_t gfp)
+{
+	unsigned long from, to;
+	struct pp_region *r;
+
+	if (z->src->kind == PP_MEM_USER) {
+		/* A user zone has its one region from creation on. The
+		 * descriptors written here reach other threads through the
+		 * lists, under z->lock. */
+		r = z->regions;
+		if (_pp_region_build_chunk(r, &from, &to) != 0)
+			return ENOMEM;		/* fixed size: never grows */
+		pp_spin_lock(&z->lock);
+		zone_insert_range(z, r, from, to);
+		pp_spin_unlock(&z->lock);
+		return 0;
+	}
+	r = _pp_region_grow(z, gfp);
+	if (r == NULL)
+		return errno;
+	_pp_zone_add_region(z, r);
+	return 0;
 }
 
 /*
@@ -255,7 +294,6 @@ _pp_zone_add_region(struct pp_zone *z, struct pp_region *r)
 static int
 zone_grow(struct pp_zone *z, unsigned int order, gfp_t gfp)
 {
-	struct pp_region *r = NULL;
 	int have = 0, err = 0;
 	unsigned int o;
 
@@ -264,13 +302,8 @@ zone_grow(struct pp_zone *z, unsigned int order, gfp_t gfp)
 	for (o = order; o < NR_PAGE_ORDERS; o++)
 		have |= z->nr_free[o] != 0;
 	pp_spin_unlock(&z->lock);
-	if (!have) {
-		r = _pp_region_grow(z, gfp);
-		if (r != NULL)
-			_pp_zone_add_region(z, r);
-		else
-			err = errno;
-	}
+	if (!have)
+		err = zone_grow_locked(z, gfp);
 	pthread_mutex_unlock(&z->grow_lock);
 	if (err != 0) {
 		errno = err;

@@ -50,11 +50,22 @@ struct pp_zone;
 
 /*
  * struct pp_region - one run of pages and their descriptors. Immutable once
- * published in the region table, except @next (under the zone's grow_lock).
+ * published in the region table, except @next and @built_pfn (under the
+ * zone's grow_lock).
+ *
+ * Descriptors are built (flags, virtual) per chunk, the pages of one
+ * MAX_PAGE_ORDER-aligned window of frame numbers, when the zone first
+ * needs the chunk: a region we map is one chunk, built at once; a user
+ * region of any size registers without touching its descriptors, which
+ * are mapped MAP_NORESERVE and read as zero until built. Pages below
+ * @built_pfn are in the buddy system; the rest are counted free but in no
+ * list. Buddies of order < MAX_PAGE_ORDER lie in one window, so merging
+ * never reads a descriptor of an unbuilt chunk.
  */
 struct pp_region {
 	unsigned long base_pfn;
 	unsigned long end_pfn;		/* exclusive */
+	unsigned long built_pfn;	/* chunks below are built */
 	struct page *pages;		/* mapped: desc_len bytes */
 	size_t desc_len;
 	struct pp_zone *zone;
@@ -131,9 +142,17 @@ int _pp_numa_nr_nodes(void);
 /* The calling thread's NUMA node (0 without libnuma). */
 int _pp_numa_node_local(void);
 
+/*
+ * Build the descriptors of @r's next chunk: [*@from, *@to). Caller holds
+ * r->zone->grow_lock. 0, or -ENOMEM when every chunk is built.
+ */
+int _pp_region_build_chunk(struct pp_region *r, unsigned long *from,
+			   unsigned long *to);
+
 /* ---- page_alloc.c ---- */
 
-/* Put every page of a freshly published region into @z's free lists. */
+/* Count a freshly published region's pages in @z and put its built chunks
+ * into the free lists. Caller holds z->grow_lock. */
 void _pp_zone_add_region(struct pp_zone *z, struct pp_region *r);
 
 /* Drain the calling thread's cached pages of @src's zones. */
