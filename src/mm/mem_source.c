@@ -17,7 +17,8 @@
  * address of memory (virt_to_page()), and the descriptor table, by the
  * address of a struct page (every function that takes a page validates it
  * there before reading it). Each is a top array of leaf pointers, each leaf
- * an array of region pointers, one per 2 MiB granule. Writers (region
+ * an array of region pointers, one per granule: 2 MiB of memory, or 64 KiB
+ * of descriptors (those of 4 MiB of memory). Writers (region
  * insert/remove) serialise on map_lock and publish with release stores;
  * readers use acquire loads. Leaves are never freed, so a reader racing
  * with an insert sees either NULL or a complete leaf. Removing a region is
@@ -26,8 +27,10 @@
  * destroy finds NULL in the descriptor table and is refused without its
  * freed descriptor being read.
  *
- * Descriptor arrays are mapped, not taken from the heap, each starting on a
- * 2 MiB boundary, so no two arrays share a granule of the descriptor table.
+ * Descriptor arrays start on a 64 KiB boundary, so no two arrays share a
+ * granule of the descriptor table: those of the regions we map are one
+ * granule from the heap, a user region's are mapped MAP_NORESERVE (see
+ * desc_alloc()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,19 +59,32 @@
 #endif
 #define PP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
 
-#define PP_MAP_LEAF_SIZE (1UL << PP_MAP_LEAF_BITS)
+_Static_assert(PP_DESC_SHIFT == 6 + MAX_PAGE_ORDER &&
+		       sizeof(struct page) == 64,
+	       "a descriptor granule holds one mapped region's descriptors");
 
 /*
  * The two address tables; see the file comment. data_map is indexed by the
- * address of the memory, desc_map by the address of the descriptors.
+ * address of the memory, desc_map by the address of the descriptors. The
+ * maps are constants, so the lookups compile to fixed shifts.
  */
 struct pp_addr_map {
-	struct pp_region **top[1UL << PP_MAP_TOP_BITS];
+	unsigned int shift;		/* log2 of the granule size */
+	unsigned int leaf_bits;		/* log2 of granules per leaf */
+	struct pp_region ***top;
 };
 
-static struct pp_addr_map data_map;
-static struct pp_addr_map desc_map;
+static struct pp_region **data_top[1UL << PP_MAP_TOP_BITS];
+static struct pp_region **desc_top[1UL << PP_DESC_TOP_BITS];
+static const struct pp_addr_map data_map = {
+	PP_MAP_SHIFT, PP_MAP_LEAF_BITS, data_top
+};
+static const struct pp_addr_map desc_map = {
+	PP_DESC_SHIFT, PP_DESC_LEAF_BITS, desc_top
+};
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define LEAF_IDX(m, g)	((g) & ((1UL << (m)->leaf_bits) - 1))
 
 static struct pp_mem_source *default_src;
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -79,21 +95,21 @@ static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The region whose granule holds @a in @m, or NULL. Lock-free. */
 static inline struct pp_region *
-addr_map_lookup(struct pp_addr_map *m, uintptr_t a)
+addr_map_lookup(const struct pp_addr_map *m, uintptr_t a)
 {
 	struct pp_region **leaf;
 	uintptr_t g;
 
 	if (a >> PP_MAP_ADDR_BITS)
 		return NULL;
-	g = a >> PP_MAP_SHIFT;
-	/* A3: pairs with release R3 in map_insert(). */
-	leaf = pp_load_acquire(&m->top[g >> PP_MAP_LEAF_BITS]);
+	g = a >> m->shift;
+	/* A3: pairs with release R3 in map_prepare(). */
+	leaf = pp_load_acquire(&m->top[g >> m->leaf_bits]);
 	if (leaf == NULL)
 		return NULL;
-	/* A4: pairs with release R4 in map_insert(): the region's fields
+	/* A4: pairs with release R4 in map_set(): the region's fields
 	 * are initialised before it is published. */
-	return pp_load_acquire(&leaf[g & (PP_MAP_LEAF_SIZE - 1)]);
+	return pp_load_acquire(&leaf[LEAF_IDX(m, g)]);
 }
 
 struct pp_region *
@@ -128,25 +144,26 @@ _pp_page_region(const struct page *page)
 	return r;
 }
 
-/* Granules [*first, *last] of [start, start + len) (len > 0). */
+/* Granules [*first, *last] of @m over [start, start + len) (len > 0). */
 static void
-granule_range(uintptr_t start, size_t len, uintptr_t *first, uintptr_t *last)
+granule_range(const struct pp_addr_map *m, uintptr_t start, size_t len,
+	      uintptr_t *first, uintptr_t *last)
 {
-	*first = start >> PP_MAP_SHIFT;
-	*last = (start + len - 1) >> PP_MAP_SHIFT;
+	*first = start >> m->shift;
+	*last = (start + len - 1) >> m->shift;
 }
 
 static void
 data_granules(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
 {
-	granule_range(r->base_pfn << PAGE_SHIFT,
+	granule_range(&data_map, r->base_pfn << PAGE_SHIFT,
 		      (r->end_pfn - r->base_pfn) << PAGE_SHIFT, first, last);
 }
 
 static void
 desc_granules(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
 {
-	granule_range((uintptr_t)r->pages,
+	granule_range(&desc_map, (uintptr_t)r->pages,
 		      (r->end_pfn - r->base_pfn) * sizeof(struct page), first,
 		      last);
 }
@@ -156,25 +173,25 @@ desc_granules(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
  * 0, -EBUSY or -ENOMEM. Caller holds map_lock.
  */
 static int
-map_prepare(struct pp_addr_map *m, uintptr_t first, uintptr_t last)
+map_prepare(const struct pp_addr_map *m, uintptr_t first, uintptr_t last)
 {
+	const size_t nr = 1UL << m->leaf_bits;
 	struct pp_region **leaf;
 	uintptr_t g;
 
 	for (g = first; g <= last; g++) {
-		leaf = m->top[g >> PP_MAP_LEAF_BITS];
+		leaf = m->top[g >> m->leaf_bits];
 		if (leaf == NULL) {
 			/* An array of region pointers: sizeof a pointer is
 			 * meant. */
-			leaf = _pp_zalloc_aligned(PP_MAP_LEAF_SIZE *
-							  sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
+			leaf = _pp_zalloc_aligned(nr * sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
 						  PP_CACHELINE_SIZE);
 			if (leaf == NULL)
 				return -ENOMEM;
 			/* R3: pairs with acquire A3 in addr_map_lookup(). */
-			pp_store_release(&m->top[g >> PP_MAP_LEAF_BITS], leaf);
+			pp_store_release(&m->top[g >> m->leaf_bits], leaf);
 		}
-		if (leaf[g & (PP_MAP_LEAF_SIZE - 1)] != NULL)
+		if (leaf[LEAF_IDX(m, g)] != NULL)
 			return -EBUSY;
 	}
 	return 0;
@@ -183,16 +200,16 @@ map_prepare(struct pp_addr_map *m, uintptr_t first, uintptr_t last)
 /* Set granules [first, last] of @m to @r. Caller holds map_lock and has
  * prepared them. */
 static void
-map_set(struct pp_addr_map *m, uintptr_t first, uintptr_t last,
+map_set(const struct pp_addr_map *m, uintptr_t first, uintptr_t last,
 	struct pp_region *r)
 {
 	struct pp_region **leaf;
 	uintptr_t g;
 
 	for (g = first; g <= last; g++) {
-		leaf = m->top[g >> PP_MAP_LEAF_BITS];
+		leaf = m->top[g >> m->leaf_bits];
 		/* R4: pairs with acquire A4 in addr_map_lookup(). */
-		pp_store_release(&leaf[g & (PP_MAP_LEAF_SIZE - 1)], r);
+		pp_store_release(&leaf[LEAF_IDX(m, g)], r);
 	}
 }
 
@@ -226,17 +243,16 @@ map_insert(struct pp_region *r)
 }
 
 static void
-map_clear(struct pp_addr_map *m, uintptr_t first, uintptr_t last,
+map_clear(const struct pp_addr_map *m, uintptr_t first, uintptr_t last,
 	  const struct pp_region *r)
 {
 	struct pp_region **leaf;
 	uintptr_t g;
 
 	for (g = first; g <= last; g++) {
-		leaf = m->top[g >> PP_MAP_LEAF_BITS];
-		if (leaf != NULL && leaf[g & (PP_MAP_LEAF_SIZE - 1)] == r)
-			pp_store_relaxed(&leaf[g & (PP_MAP_LEAF_SIZE - 1)],
-					 NULL);
+		leaf = m->top[g >> m->leaf_bits];
+		if (leaf != NULL && leaf[LEAF_IDX(m, g)] == r)
+			pp_store_relaxed(&leaf[LEAF_IDX(m, g)], NULL);
 	}
 }
 
@@ -422,23 +438,28 @@ map_backing(struct pp_mem_source *src, int nid, uint64_t off)
 
 /*
  * Zeroed memory for @npages descriptors, starting on a granule boundary of
- * the descriptor table (see the file comment); *@len: the bytes mapped.
- * Reserved without swap accounting: only the descriptors written take
- * memory. NULL with errno on failure.
+ * the descriptor table, so no two arrays share a granule. Up to a granule
+ * (the 4 MiB regions we map) comes from the heap, as any bookkeeping;
+ * larger arrays (user regions) are mapped without swap accounting, so only
+ * the descriptors built take memory. *@len: the bytes mapped, 0 for heap.
+ * NULL with errno on failure.
  */
 static struct page *
 desc_alloc(size_t npages, size_t *len)
 {
-	const size_t align = 1UL << PP_MAP_SHIFT;
-	size_t size = (npages * sizeof(struct page) + PAGE_SIZE - 1) &
-		      PAGE_MASK;
+	const size_t align = 1UL << PP_DESC_SHIFT;
+	size_t size = npages * sizeof(struct page);
 	uintptr_t start, end, aligned;
 	void *res;
 
+	*len = 0;
+	if (size <= align)
+		return _pp_zalloc_aligned(size, align);
 	if (_pp_fault_should_fail()) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	size = (size + PAGE_SIZE - 1) & PAGE_MASK;
 	res = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (res == MAP_FAILED)
@@ -452,6 +473,15 @@ desc_alloc(size_t npages, size_t *len)
 		munmap((void *)(aligned + size), end - (aligned + size));
 	*len = size;
 	return (struct page *)aligned;
+}
+
+static void
+desc_free(struct page *pages, size_t len)
+{
+	if (len == 0)
+		_pp_free(pages);
+	else
+		munmap(pages, len);
 }
 
 /* Write the descriptors of pages [@from, @to) of @r. */
@@ -523,7 +553,7 @@ region_new(struct pp_zone *z, void *addr, size_t len, int build)
 static void
 region_discard(struct pp_region *r)
 {
-	munmap(r->pages, r->desc_len);
+	desc_free(r->pages, r->desc_len);
 	_pp_free(r);
 }
 

@@ -40,6 +40,15 @@
 #define PP_MAP_TOP_BITS \
 	(PP_MAP_ADDR_BITS - PP_MAP_SHIFT - PP_MAP_LEAF_BITS)
 
+/*
+ * Descriptor table: granules of one region's descriptors (64 KiB for the
+ * 4 MiB we map), 2^16 per leaf (512 KiB, covering 4 GiB of descriptors).
+ */
+#define PP_DESC_SHIFT		16
+#define PP_DESC_LEAF_BITS	16
+#define PP_DESC_TOP_BITS \
+	(PP_MAP_ADDR_BITS - PP_DESC_SHIFT - PP_DESC_LEAF_BITS)
+
 /* page->flags bits (low 16); the node is in the top 16 (PP_NODES_PGSHIFT). */
 #define PP_PG_BUDDY		(1UL << 0)	/* head of a free buddy block */
 
@@ -57,7 +66,7 @@ struct pp_zone;
  * MAX_PAGE_ORDER-aligned window of frame numbers, when the zone first
  * needs the chunk: a region we map is one chunk, built at once; a user
  * region of any size registers without touching its descriptors, which
- * are mapped MAP_NORESERVE and read as zero until built. Pages below
+ * are zero until built (mapped MAP_NORESERVE when larger than a chunk's). Pages below
  * @built_pfn are in the buddy system; the rest are counted free but in no
  * list. Buddies of order < MAX_PAGE_ORDER lie in one window, so merging
  * never reads a descriptor of an unbuilt chunk.
@@ -66,8 +75,8 @@ struct pp_region {
 	unsigned long base_pfn;
 	unsigned long end_pfn;		/* exclusive */
 	unsigned long built_pfn;	/* chunks below are built */
-	struct page *pages;		/* mapped: desc_len bytes */
-	size_t desc_len;
+	struct page *pages;
+	size_t desc_len;		/* bytes mapped; 0: from the heap */
 	struct pp_zone *zone;
 	struct pp_region *next;
 	void *map_addr;			/* what we munmap(); NULL: not ours */
