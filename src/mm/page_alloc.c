@@ -828,6 +828,8 @@ virt_to_page(const void *addr)
 unsigned long
 _pp_bad_page_count(void)
 {
+	/* Relaxed: pairs with nothing, as the increment in
+	 * free_page_is_bad(); a test reads it after the frees it counts. */
 	return pp_load_relaxed(&bad_pages);
 }
 
