@@ -3,7 +3,8 @@
 #
 # The test command: installs what the tests need, then builds and runs the
 # whole suite three times -
-#   plain   gcc, every suite (unit, stress, tools, model, lint)
+#   plain   gcc, every suite (unit, stress, tools, the spin and GenMC
+#           models, lint)
 #   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting), and
 #           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
@@ -27,6 +28,17 @@ configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(plain asan tsan fuzz install)
 
 passed=0 failed=0 skipped=0
+
+# The weak-memory harnesses (tests/genmc, plain build) need GenMC: build it
+# from the shared tools once (reused afterwards) unless GENMC names one.
+# Without the shared tools the harnesses skip and say so.
+if [[ " ${configs[*]} " == *" plain "* ]] && [ -z "${GENMC:-}" ]; then
+	if genmc=$(scripts/build-genmc.sh); then
+		[ -z "$genmc" ] || export GENMC=$genmc
+	else
+		echo "== genmc: build FAILED"; failed=$((failed + 1))
+	fi
+fi
 
 # Add one build's meson test results (from its JSON log) to the totals.
 tally() {
@@ -95,10 +107,10 @@ run_install() {
 for c in "${configs[@]}"; do
 	case $c in
 	plain) run_build plain gcc ;;
-	asan)  SUITES="--no-suite model --no-suite lint" run_build asan gcc \
+	asan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build asan gcc \
 		-Db_sanitize=address,undefined -Ddebug_checks=true \
 		-Dc_args=-fno-sanitize-recover=all ;;
-	tsan)  SUITES="--no-suite model --no-suite lint" run_build tsan clang \
+	tsan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build tsan clang \
 		-Db_sanitize=thread -Db_lundef=false ;;
 	fuzz)  SUITES="--suite fuzz" run_build fuzz clang \
 		-Db_sanitize=address,undefined -Db_lundef=false -Ddebug_checks=true \

@@ -206,7 +206,8 @@ __ptr_ring_produce(struct ptr_ring *r, void *ptr)
 	/*
 	 * R1: pairs with acquire A1 in __ptr_ring_peek(): whoever sees the
 	 * pointer also sees everything written to the object before it was
-	 * produced (the kernel's smp_wmb() + WRITE_ONCE()).
+	 * produced (the kernel's smp_wmb() + WRITE_ONCE()). Needed: relaxed,
+	 * tests/genmc/ptr_ring_spsc.c finds a race on the payload.
 	 */
 	pp_store_release(&r->queue[producer], ptr);
 	if (PP_UNLIKELY(++producer >= r->size))
@@ -317,7 +318,8 @@ __ptr_ring_peek(struct ptr_ring *r)
 {
 	if (PP_UNLIKELY(r->size == 0))
 		return NULL;
-	/* A1: pairs with release R1 in __ptr_ring_produce(). */
+	/* A1: pairs with release R1 in __ptr_ring_produce(). Needed:
+	 * relaxed, tests/genmc/ptr_ring_spsc.c finds a payload race. */
 	return pp_load_acquire(&r->queue[r->consumer_head]);
 }
 
