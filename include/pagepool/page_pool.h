@@ -228,6 +228,7 @@ page_pool_nid_changed(struct page_pool *pool, int new_nid)
  * the page allocator and return a page. Out of line; called by
  * page_pool_alloc_pages() when the cache is empty.
  * Context: the allocation context.
+ * Return: the page; NULL with errno ENOMEM, or EINVAL for a NULL @pool.
  */
 PP_API struct page *__page_pool_alloc_pages_slow(struct page_pool *pool,
 						 gfp_t gfp);
@@ -547,7 +548,7 @@ page_pool_id(const struct page_pool *pool)
 
 /**
  * page_pool_inflight() - pages handed out and not yet returned to the page
- * allocator (hold - release, wrap-safe).
+ * allocator (hold - release, wrap-safe); 0 for a NULL @pool.
  * Context: any thread; a snapshot.
  */
 PP_API int page_pool_inflight(const struct page_pool *pool);

@@ -141,9 +141,15 @@ _pp_return_page(struct page_pool *pool, struct page *page)
 int
 page_pool_inflight(const struct page_pool *pool)
 {
+	uint32_t release;
+
+	/* No pool holds nothing; 0 rather than -EINVAL, which would read
+	 * as the negative count of an accounting bug. */
+	if (pool == NULL)
+		return 0;
 	/* A4: pairs with release R4 in _pp_return_page(). */
-	uint32_t release = __atomic_load_n(&pool->pages_state_release_cnt,
-					   __ATOMIC_ACQUIRE);
+	release = __atomic_load_n(&pool->pages_state_release_cnt,
+				  __ATOMIC_ACQUIRE);
 
 	/* Serial-number arithmetic: valid while fewer than 2^31 pages are
 	 * in flight, as in the kernel. */
