@@ -149,7 +149,9 @@ napi_init_current(struct napi_struct *napi)
  * without a device or with a dma_dir other than DMA_FROM_DEVICE or
  * DMA_BIDIRECTIONAL; PP_FLAG_DMA_SYNC_DEV without PP_FLAG_DMA_MAP or with
  * max_len 0; order above MAX_PAGE_ORDER; a node that does not exist; a napi
- * with no owner. pool_size 0 means 1024; more than 16384 is clamped.
+ * with no owner. pagepool's own: an offset that leaves no room in the
+ * block (offset >= PAGE_SIZE << order), and offset + max_len past it with
+ * PP_FLAG_DMA_SYNC_DEV. pool_size 0 means 1024; more than 16384 is clamped.
  *
  * Context: any thread. The pool's allocation side then belongs to one
  * context at a time (the owner, if any).
@@ -529,6 +531,8 @@ page_pool_get_dma_dir(const struct page_pool *pool)
 /**
  * page_pool_dma_sync_for_cpu() - make @size bytes at @offset (after the
  * pool's params.offset) visible to the CPU after the device wrote them.
+ * Nothing is synced, and errno is EINVAL, for a NULL argument, a page that
+ * is not @pool's, or a range running past the block.
  * Context: the holder of the page.
  */
 PP_API void page_pool_dma_sync_for_cpu(const struct page_pool *pool,

@@ -165,6 +165,13 @@ validate_params(const struct page_pool_params *p)
 		return -EINVAL;
 	if (p->order > MAX_PAGE_ORDER)
 		return -EINVAL;
+	/*
+	 * The device writes from offset on, and page_pool_dma_sync_for_cpu()
+	 * counts from it, with or without PP_FLAG_DMA_SYNC_DEV: it must leave
+	 * room in the block. (The kernel checks neither.)
+	 */
+	if (p->offset >= (PAGE_SIZE << p->order))
+		return -EINVAL;
 	if (p->flags & PP_FLAG_DMA_MAP) {
 		if (p->dev == NULL)
 			return -EINVAL;
@@ -179,8 +186,7 @@ validate_params(const struct page_pool_params *p)
 			return -EINVAL;
 		if (p->max_len == 0)
 			return -EINVAL;
-		if (p->offset > (PAGE_SIZE << p->order) ||
-		    p->max_len > (PAGE_SIZE << p->order) - p->offset)
+		if (p->max_len > (PAGE_SIZE << p->order) - p->offset)
 			return -EINVAL;
 	}
 	if (p->nid != NUMA_NO_NODE &&
