@@ -73,7 +73,8 @@ extern "C" {
  * allocation outside the owner thread, and a write to a page after it was
  * returned (recycled pages are poisoned and checked when handed out again).
  * Each error is reported on stderr with the page and the pool named and
- * counted (page_pool_debug_errors()). Puts of a foreign page, to the wrong
+ * counted (page_pool_debug_errors(); with no pool to count on, in
+ * page_pool_debug_errors(NULL)). Puts of a foreign page, to the wrong
  * pool, a second time, or directly into a destroyed pool are dropped; a
  * direct recycle outside the owner thread is reported and carried out.
  */
@@ -97,8 +98,10 @@ PP_API void __page_pool_debug_alloc(struct page_pool *pool, struct page *page);
 PP_API void __page_pool_debug_destroy(struct page_pool *pool);
 
 /**
- * page_pool_debug_errors() - misuse detected on @pool so far (always 0
- * unless built with PP_DEBUG).
+ * page_pool_debug_errors() - misuse detected on @pool so far; with a NULL
+ * @pool, the misuse that had no pool to count on (a put to a NULL pool, a
+ * foreign page in page_pool_put_page_bulk()). Always 0 unless built with
+ * PP_DEBUG.
  */
 PP_API uint64_t page_pool_debug_errors(const struct page_pool *pool);
 
@@ -505,7 +508,9 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
  *
  * Ring candidates of one pool are produced under a single producer-lock
  * section (the kernel's page_pool_put_netmem_bulk()); when the ring fills,
- * ring_full is counted once and the rest are released.
+ * ring_full is counted once and the rest are released. A page without the
+ * pool signature is skipped with errno EINVAL (and reported in debug
+ * builds), since its page->pp cannot be trusted.
  * Context: any thread.
  */
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);

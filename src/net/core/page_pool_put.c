@@ -136,6 +136,18 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 		if (data[i] == NULL)
 			continue;
 		page = compound_head(data[i]);
+		/*
+		 * With no pool argument, page->pp is all there is to go by,
+		 * and in a page that is not a pool page it is whatever its
+		 * owner left there: check the signature before using it, in
+		 * every build (one compare, on a line the unref loads
+		 * anyway).
+		 */
+		if (PP_UNLIKELY((page->pp_magic & PP_MAGIC_MASK) !=
+				PP_SIGNATURE)) {
+			_pp_debug_bulk_foreign(page);
+			continue;
+		}
 		if (PP_DEBUG && !__page_pool_debug_put(page->pp, page, false))
 			continue;
 		if (page_pool_unref_and_test(page))
