@@ -142,8 +142,8 @@ PP_API void page_frag_cache_drain(struct page_frag_cache *nc);
 /**
  * __page_frag_cache_drain() - drop @count references to the block of
  * @page, freeing it if they were the last.
- * Context: any thread holding those references. NULL or @count 0: ignored,
- * errno EINVAL.
+ * Context: any thread holding those references. NULL, @count 0 or more
+ * than the block's reference count: ignored, errno EINVAL.
  */
 PP_API void __page_frag_cache_drain(struct page *page, unsigned int count);
 
@@ -307,7 +307,8 @@ PP_API int page_frag_alloc_abort(struct page_frag_cache *nc, void *va,
  *
  * Context: any thread owning the space (between prepare and commit).
  * Return: bytes copied (then commit them); -EINVAL for NULL arguments or a
- * negative @iovcnt, or a NULL iov_base with a non-zero length.
+ * negative @iovcnt, a NULL iov_base with a non-zero length, or a @pfrag
+ * whose offset + size runs past its block.
  */
 PP_API ssize_t page_frag_copy_to_va_nocache(const struct page_frag *pfrag,
 					    const struct iovec *iov,

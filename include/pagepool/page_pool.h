@@ -405,7 +405,8 @@ page_pool_unref_and_test(struct page *page)
  * __page_pool_put_page() - the recycle decision for a page whose last
  * fragment reference was dropped: sync for the device, the alloc cache
  * (@allow_direct), the ring, or release. Out of line; the inline puts
- * below take the common direct case themselves.
+ * below take the common direct case themselves. Like them it takes @pool
+ * and @page on trust (no checks on the ring path).
  * Context: any thread; @allow_direct only in the owner.
  */
 PP_API void __page_pool_put_page(struct page_pool *pool, struct page *page,
@@ -495,7 +496,9 @@ page_pool_recycle_direct(struct page_pool *pool, struct page *page)
 
 /**
  * page_pool_free_va() - return the page containing @va (from
- * page_pool_alloc_va()).
+ * page_pool_alloc_va()). Out of line, so checked in every build: a NULL
+ * argument, or an address whose page is not a page of @pool, is ignored
+ * with errno EINVAL.
  */
 PP_API void page_pool_free_va(struct page_pool *pool, void *va,
 			      bool allow_direct);

@@ -515,6 +515,12 @@ __page_frag_cache_drain(struct page *page, unsigned int count)
 		return;
 	}
 	page = compound_head(page);
+	/* The caller holds @count references, which no one else can drop:
+	 * fewer in the count means a wrong @count, never a race. */
+	if (PP_UNLIKELY(page_ref_count(page) < (int)count)) {
+		errno = EINVAL;
+		return;
+	}
 	/* R2/A2: as in frag_cache_renew(). */
 	if (PP_DEBUG ? dbg_drain(page, count)
 		     : page_ref_sub_and_test(page, (int)count))
@@ -722,11 +728,21 @@ page_frag_copy_to_va_nocache(const struct page_frag *pfrag,
 			     const struct iovec *iov, int iovcnt, size_t skip)
 {
 	size_t room, done = 0, n;
+	struct page *head;
 	char *dst;
 	int i;
 
 	if (pfrag == NULL || pfrag->page == NULL || iovcnt < 0 ||
 	    (iov == NULL && iovcnt > 0))
+		return -EINVAL;
+	/* The space must lie in its block: pfrag is the caller's to fill,
+	 * and a wrong size would have us write past the block. (@page is
+	 * the head by contract; a tail is measured from the head too.) */
+	head = compound_head(pfrag->page);
+	if ((size_t)((char *)page_address(pfrag->page) -
+		     (char *)page_address(head)) +
+		    pfrag->offset + pfrag->size >
+	    (PAGE_SIZE << compound_order(head)))
 		return -EINVAL;
 	for (i = 0; i < iovcnt; i++)
 		if (iov[i].iov_base == NULL && iov[i].iov_len != 0)

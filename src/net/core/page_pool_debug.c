@@ -91,6 +91,8 @@ __page_pool_debug_put(struct page_pool *pool, struct page *page,
 void
 __page_pool_debug_destroy(struct page_pool *pool)
 {
+	if (pool == NULL)
+		return;
 	if (not_owner(pool)) {
 		pp_fetch_add_relaxed(&pool->debug_errors, 1);
 		fprintf(stderr,
@@ -105,7 +107,8 @@ __page_pool_debug_destroy(struct page_pool *pool)
 void
 __page_pool_debug_recycle(struct page_pool *pool, struct page *page)
 {
-	(void)pool;
+	if (pool == NULL || page == NULL)
+		return;
 	memset(page_address(page), PP_POISON_FREE, PAGE_SIZE << pool->p.order);
 	pp_store_relaxed(&page->pp_ref_count, 0L);
 }
@@ -113,8 +116,11 @@ __page_pool_debug_recycle(struct page_pool *pool, struct page *page)
 void
 __page_pool_debug_alloc(struct page_pool *pool, struct page *page)
 {
-	long ref = pp_load_relaxed(&page->pp_ref_count);
+	long ref;
 
+	if (pool == NULL || page == NULL)
+		return;
+	ref = pp_load_relaxed(&page->pp_ref_count);
 	if (not_owner(pool))
 		report(pool, page, "allocation outside the owner thread");
 	if (ref == 0) {
