@@ -9,7 +9,8 @@
  * (the library uses defaults for the fields it lacks) and one built against a
  * newer header is accepted as long as every byte the library does not know
  * is zero (otherwise the call fails with EINVAL instead of silently ignoring
- * a request).
+ * a request). An sz above 4096 is refused with EINVAL before any byte past
+ * the known fields is read.
  *
  *	PP_OPTS(pp_iommu_opts, opts, .map_cost_ns = 200);
  *	dev = pp_iommu_create(&opts);

@@ -73,7 +73,8 @@ extern "C" {
  * allocation outside the owner thread, and a write to a page after it was
  * returned (recycled pages are poisoned and checked when handed out again).
  * Each error is reported on stderr with the page and the pool named and
- * counted (page_pool_debug_errors()). Puts of a foreign page, to the wrong
+ * counted (page_pool_debug_errors(); with no pool to count on, in
+ * page_pool_debug_errors(NULL)). Puts of a foreign page, to the wrong
  * pool, a second time, or directly into a destroyed pool are dropped; a
  * direct recycle outside the owner thread is reported and carried out.
  */
@@ -97,8 +98,10 @@ PP_API void __page_pool_debug_alloc(struct page_pool *pool, struct page *page);
 PP_API void __page_pool_debug_destroy(struct page_pool *pool);
 
 /**
- * page_pool_debug_errors() - misuse detected on @pool so far (always 0
- * unless built with PP_DEBUG).
+ * page_pool_debug_errors() - misuse detected on @pool so far; with a NULL
+ * @pool, the misuse that had no pool to count on (a put to a NULL pool, a
+ * foreign page in page_pool_put_page_bulk()). Always 0 unless built with
+ * PP_DEBUG.
  */
 PP_API uint64_t page_pool_debug_errors(const struct page_pool *pool);
 
@@ -149,7 +152,9 @@ napi_init_current(struct napi_struct *napi)
  * without a device or with a dma_dir other than DMA_FROM_DEVICE or
  * DMA_BIDIRECTIONAL; PP_FLAG_DMA_SYNC_DEV without PP_FLAG_DMA_MAP or with
  * max_len 0; order above MAX_PAGE_ORDER; a node that does not exist; a napi
- * with no owner. pool_size 0 means 1024; more than 16384 is clamped.
+ * with no owner. pagepool's own: an offset that leaves no room in the
+ * block (offset >= PAGE_SIZE << order), and offset + max_len past it with
+ * PP_FLAG_DMA_SYNC_DEV. pool_size 0 means 1024; more than 16384 is clamped.
  *
  * Context: any thread. The pool's allocation side then belongs to one
  * context at a time (the owner, if any).
@@ -228,6 +233,7 @@ page_pool_nid_changed(struct page_pool *pool, int new_nid)
  * the page allocator and return a page. Out of line; called by
  * page_pool_alloc_pages() when the cache is empty.
  * Context: the allocation context.
+ * Return: the page; NULL with errno ENOMEM, or EINVAL for a NULL @pool.
  */
 PP_API struct page *__page_pool_alloc_pages_slow(struct page_pool *pool,
 						 gfp_t gfp);
@@ -399,7 +405,8 @@ page_pool_unref_and_test(struct page *page)
  * __page_pool_put_page() - the recycle decision for a page whose last
  * fragment reference was dropped: sync for the device, the alloc cache
  * (@allow_direct), the ring, or release. Out of line; the inline puts
- * below take the common direct case themselves.
+ * below take the common direct case themselves. Like them it takes @pool
+ * and @page on trust (no checks on the ring path).
  * Context: any thread; @allow_direct only in the owner.
  */
 PP_API void __page_pool_put_page(struct page_pool *pool, struct page *page,
@@ -489,7 +496,9 @@ page_pool_recycle_direct(struct page_pool *pool, struct page *page)
 
 /**
  * page_pool_free_va() - return the page containing @va (from
- * page_pool_alloc_va()).
+ * page_pool_alloc_va()). Out of line, so checked in every build: a NULL
+ * argument, or an address whose page is not a page of @pool, is ignored
+ * with errno EINVAL.
  */
 PP_API void page_pool_free_va(struct page_pool *pool, void *va,
 			      bool allow_direct);
@@ -502,7 +511,9 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
  *
  * Ring candidates of one pool are produced under a single producer-lock
  * section (the kernel's page_pool_put_netmem_bulk()); when the ring fills,
- * ring_full is counted once and the rest are released.
+ * ring_full is counted once and the rest are released. A page without the
+ * pool signature is skipped with errno EINVAL (and reported in debug
+ * builds), since its page->pp cannot be trusted.
  * Context: any thread.
  */
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
@@ -528,6 +539,8 @@ page_pool_get_dma_dir(const struct page_pool *pool)
 /**
  * page_pool_dma_sync_for_cpu() - make @size bytes at @offset (after the
  * pool's params.offset) visible to the CPU after the device wrote them.
+ * Nothing is synced, and errno is EINVAL, for a NULL argument, a page that
+ * is not @pool's, or a range running past the block.
  * Context: the holder of the page.
  */
 PP_API void page_pool_dma_sync_for_cpu(const struct page_pool *pool,
@@ -547,7 +560,7 @@ page_pool_id(const struct page_pool *pool)
 
 /**
  * page_pool_inflight() - pages handed out and not yet returned to the page
- * allocator (hold - release, wrap-safe).
+ * allocator (hold - release, wrap-safe); 0 for a NULL @pool.
  * Context: any thread; a snapshot.
  */
 PP_API int page_pool_inflight(const struct page_pool *pool);

@@ -98,7 +98,8 @@ struct napi_struct {
  * @napi: the owner allowed to recycle directly, or NULL.
  * @dma_dir: DMA direction of the mappings.
  * @max_len: bytes synced for the device (PP_FLAG_DMA_SYNC_DEV).
- * @offset: where in the page the device writes (the headroom).
+ * @offset: where in the page the device writes (the headroom); below the
+ *	block size.
  *
  * Slow group:
  * @netdev: unused (kept for source compatibility).

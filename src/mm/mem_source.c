@@ -52,6 +52,7 @@
 #include <pagepool/page.h>
 
 #include "lib/mem_priv.h"
+#include "lib/opts_priv.h"
 #include "page_alloc_priv.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -729,17 +730,15 @@ static int
 opts_copy(const struct pp_mem_source_opts *opts,
 	  struct pp_mem_source_opts *out)
 {
-	size_t i, sz;
+	size_t sz;
 
 	memset(out, 0, sizeof(*out));
 	if (opts == NULL)
 		return 0;
-	sz = opts->sz;
-	if (sz < sizeof(size_t))
+	/* The shared check, which bounds sz before reading the tail. */
+	if (!PP_OPTS_VALID(opts))
 		return -EINVAL;
-	for (i = sizeof(*out); i < sz; i++)
-		if (((const unsigned char *)opts)[i] != 0)
-			return -EINVAL;
+	sz = opts->sz;
 	memcpy(out, opts, sz < sizeof(*out) ? sz : sizeof(*out));
 	return 0;
 }

@@ -141,9 +141,15 @@ _pp_return_page(struct page_pool *pool, struct page *page)
 int
 page_pool_inflight(const struct page_pool *pool)
 {
+	uint32_t release;
+
+	/* No pool holds nothing; 0 rather than -EINVAL, which would read
+	 * as the negative count of an accounting bug. */
+	if (pool == NULL)
+		return 0;
 	/* A4: pairs with release R4 in _pp_return_page(). */
-	uint32_t release = __atomic_load_n(&pool->pages_state_release_cnt,
-					   __ATOMIC_ACQUIRE);
+	release = __atomic_load_n(&pool->pages_state_release_cnt,
+				  __ATOMIC_ACQUIRE);
 
 	/* Serial-number arithmetic: valid while fewer than 2^31 pages are
 	 * in flight, as in the kernel. */
@@ -159,6 +165,13 @@ validate_params(const struct page_pool_params *p)
 		return -EINVAL;
 	if (p->order > MAX_PAGE_ORDER)
 		return -EINVAL;
+	/*
+	 * The device writes from offset on, and page_pool_dma_sync_for_cpu()
+	 * counts from it, with or without PP_FLAG_DMA_SYNC_DEV: it must leave
+	 * room in the block. (The kernel checks neither.)
+	 */
+	if (p->offset >= (PAGE_SIZE << p->order))
+		return -EINVAL;
 	if (p->flags & PP_FLAG_DMA_MAP) {
 		if (p->dev == NULL)
 			return -EINVAL;
@@ -173,8 +186,7 @@ validate_params(const struct page_pool_params *p)
 			return -EINVAL;
 		if (p->max_len == 0)
 			return -EINVAL;
-		if (p->offset > (PAGE_SIZE << p->order) ||
-		    p->max_len > (PAGE_SIZE << p->order) - p->offset)
+		if (p->max_len > (PAGE_SIZE << p->order) - p->offset)
 			return -EINVAL;
 	}
 	if (p->nid != NUMA_NO_NODE &&

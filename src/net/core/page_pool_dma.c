@@ -299,9 +299,26 @@ page_pool_dma_sync_for_cpu(const struct page_pool *pool,
 			   const struct page *page, unsigned int offset,
 			   unsigned int size)
 {
-	if (pool == NULL || page == NULL || !pool->dma_map)
+	size_t start;
+
+	if (pool == NULL || page == NULL) {
+		errno = EINVAL;
 		return;
+	}
+	if (!pool->dma_map)
+		return;
+	/*
+	 * Only a page of this pool has a mapping to sync, and only inside
+	 * its block: anything else would reach the device as a fault, or
+	 * touch another page's mapping. Sizes are added in 64 bits, so no
+	 * sum wraps.
+	 */
+	start = (size_t)pool->p.offset + offset;
+	if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE ||
+	    page->pp != pool || start + size > pool_block_size(pool)) {
+		errno = EINVAL;
+		return;
+	}
 	pp_dma_sync_for_cpu(pool->p.dev, (dma_addr_t)page->dma_addr,
-			    (size_t)pool->p.offset + offset, size,
-			    pool->p.dma_dir);
+			    start, size, pool->p.dma_dir);
 }

@@ -60,6 +60,13 @@ void _pp_dma_track_free(struct page_pool *pool);
 /* Return the partly used fragment page (destroy). */
 void _pp_free_frag(struct page_pool *pool);
 
+/* ---- page_pool_debug.c ---- */
+
+/* A page without the pool signature in page_pool_put_page_bulk(): errno
+ * EINVAL; debug builds also report it and count it in
+ * page_pool_debug_errors(NULL). */
+void _pp_debug_bulk_foreign(struct page *page);
+
 /* ---- page_pool_stats.c ---- */
 
 static inline void

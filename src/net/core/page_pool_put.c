@@ -89,9 +89,24 @@ page_pool_free_va(struct page_pool *pool, void *va, bool allow_direct)
 {
 	struct page *page = virt_to_page(va);
 
-	if (pool == NULL || page == NULL)
+	if (pool == NULL || page == NULL) {
+		errno = EINVAL;
 		return;
-	page_pool_put_page(pool, compound_head(page), -1, allow_direct);
+	}
+	page = compound_head(page);
+	/*
+	 * An address is easily one of another allocator's pages: out of
+	 * line, the signature and the pool are checked in every build,
+	 * which the inline page_pool_put_page() leaves to debug builds.
+	 */
+	if (PP_UNLIKELY((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE ||
+			page->pp != pool)) {
+		errno = EINVAL;
+		if (PP_DEBUG)
+			__page_pool_debug_put(pool, page, allow_direct);
+		return;
+	}
+	page_pool_put_page(pool, page, -1, allow_direct);
 }
 
 /*
@@ -136,6 +151,18 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 		if (data[i] == NULL)
 			continue;
 		page = compound_head(data[i]);
+		/*
+		 * With no pool argument, page->pp is all there is to go by,
+		 * and in a page that is not a pool page it is whatever its
+		 * owner left there: check the signature before using it, in
+		 * every build (one compare, on a line the unref loads
+		 * anyway).
+		 */
+		if (PP_UNLIKELY((page->pp_magic & PP_MAGIC_MASK) !=
+				PP_SIGNATURE)) {
+			_pp_debug_bulk_foreign(page);
+			continue;
+		}
 		if (PP_DEBUG && !__page_pool_debug_put(page->pp, page, false))
 			continue;
 		if (page_pool_unref_and_test(page))
