@@ -5,15 +5,21 @@
  * Bookkeeping allocations and the allocation fault injector. The injector
  * state is thread-local, so arming it in one test thread leaves every other
  * thread's allocations alone.
+ *
+ * Also the race tests' delay points (test_hooks.h), compiled in with
+ * -Dtest_hooks=true only. Their state is global: the thread to delay is
+ * one the test started, not the one arming the point.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pagepool/fault.h>
 
 #include "mem_priv.h"
+#include "test_hooks.h"
 
 static __thread long fault_after = -1;	/* < 0: disarmed */
 static __thread long fault_count;	/* < 0: fail forever */
@@ -89,3 +95,84 @@ _pp_free(void *ptr)
 {
 	free(ptr);
 }
+
+/* ---- Delay points (tests only) ---- */
+
+#if PP_TEST_HOOKS
+struct pp_test_delay {
+	unsigned int usec;	/* 0: disarmed */
+	unsigned int every;
+	unsigned long reached;	/* threads that reached the point */
+	unsigned long hits;	/* of those, delayed */
+};
+
+static struct pp_test_delay test_delays[PP_TP_NR];
+unsigned int _pp_test_delays_armed;
+
+void
+_pp_test_delay(unsigned int point)
+{
+	struct pp_test_delay *d = &test_delays[point];
+	/* Relaxed, as every access below: test knobs set before the threads
+	 * start (pthread_create() orders them) and counters read after they
+	 * were joined; they pair with nothing. */
+	unsigned int usec = __atomic_load_n(&d->usec, __ATOMIC_RELAXED);
+	unsigned int every = __atomic_load_n(&d->every, __ATOMIC_RELAXED);
+	struct timespec ts;
+
+	if (usec == 0)
+		return;
+	if (__atomic_fetch_add(&d->reached, 1, __ATOMIC_RELAXED) % every != 0)
+		return;
+	__atomic_fetch_add(&d->hits, 1, __ATOMIC_RELAXED);
+	ts.tv_sec = usec / 1000000;
+	ts.tv_nsec = (long)(usec % 1000000) * 1000;
+	nanosleep(&ts, NULL);
+}
+
+int
+_pp_test_delay_set(unsigned int point, unsigned int usec, unsigned int every)
+{
+	struct pp_test_delay *d;
+	unsigned int i, armed = 0;
+
+	if (point >= PP_TP_NR || every == 0)
+		return -EINVAL;
+	d = &test_delays[point];
+	/* Relaxed: see _pp_test_delay(). */
+	__atomic_store_n(&d->usec, usec, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->every, every, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->reached, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->hits, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < PP_TP_NR; i++)
+		armed |= __atomic_load_n(&test_delays[i].usec,
+					 __ATOMIC_RELAXED) != 0;
+	__atomic_store_n(&_pp_test_delays_armed, armed, __ATOMIC_RELAXED);
+	return 0;
+}
+
+unsigned long
+_pp_test_delay_hits(unsigned int point)
+{
+	if (point >= PP_TP_NR)
+		return 0;
+	/* Relaxed: see _pp_test_delay(). */
+	return __atomic_load_n(&test_delays[point].hits, __ATOMIC_RELAXED);
+}
+#else
+int
+_pp_test_delay_set(unsigned int point, unsigned int usec, unsigned int every)
+{
+	(void)point;
+	(void)usec;
+	(void)every;
+	return -ENOSYS;
+}
+
+unsigned long
+_pp_test_delay_hits(unsigned int point)
+{
+	(void)point;
+	return 0;
+}
+#endif

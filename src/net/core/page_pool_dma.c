@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "lib/mem_priv.h"
+#include "lib/test_hooks.h"
 #include "page_pool_priv.h"
 
 #define TRACK_CHUNK_SHIFT 10
@@ -232,6 +233,7 @@ _pp_dma_unmap(struct page_pool *pool, struct page *page)
 		/* Lost to the destroy scrub: already unmapped. */
 		if (id == 0 || !track_take(t, id, page, &addr, true))
 			return;
+		PP_TEST_DELAY(PP_TP_DMA_UNMAP);
 	}
 	pp_dma_unmap(pool->p.dev, addr, pool_block_size(pool),
 		     pool->p.dma_dir,
