@@ -103,43 +103,77 @@ struct pp_test_delay {
 	unsigned int usec;	/* 0: disarmed */
 	unsigned int every;
 	unsigned long reached;	/* threads that reached the point */
-	unsigned long hits;	/* of those, delayed */
+	unsigned long hits;	/* delays served (either kind of arming) */
 };
 
 static struct pp_test_delay test_delays[PP_TP_NR];
+/* Armed for the calling thread only: usec per point. */
+static __thread unsigned int self_delays[PP_TP_NR];
+static __thread bool self_armed;
+static bool global_armed;
+/* 1 if a point is armed for every thread, plus the threads with a point
+ * armed for themselves. */
 unsigned int _pp_test_delays_armed;
+
+/*
+ * Every access to the knobs and counters is relaxed: they are set before
+ * the threads that should see them start (pthread_create() orders them)
+ * or by the thread itself, and read after those threads were joined; they
+ * pair with nothing.
+ */
+
+static void
+sleep_us(unsigned int usec)
+{
+	struct timespec ts;
+
+	ts.tv_sec = usec / 1000000;
+	ts.tv_nsec = (long)(usec % 1000000) * 1000;
+	nanosleep(&ts, NULL);
+}
 
 void
 _pp_test_delay(unsigned int point)
 {
 	struct pp_test_delay *d = &test_delays[point];
-	/* Relaxed, as every access below: test knobs set before the threads
-	 * start (pthread_create() orders them) and counters read after they
-	 * were joined; they pair with nothing. */
-	unsigned int usec = __atomic_load_n(&d->usec, __ATOMIC_RELAXED);
-	unsigned int every = __atomic_load_n(&d->every, __ATOMIC_RELAXED);
-	struct timespec ts;
+	unsigned int usec = self_delays[point], every;
 
+	if (usec != 0) {
+		__atomic_fetch_add(&d->hits, 1, __ATOMIC_RELAXED);
+		sleep_us(usec);
+		return;
+	}
+	usec = __atomic_load_n(&d->usec, __ATOMIC_RELAXED);
+	every = __atomic_load_n(&d->every, __ATOMIC_RELAXED);
 	if (usec == 0)
 		return;
 	if (__atomic_fetch_add(&d->reached, 1, __ATOMIC_RELAXED) % every != 0)
 		return;
 	__atomic_fetch_add(&d->hits, 1, __ATOMIC_RELAXED);
-	ts.tv_sec = usec / 1000000;
-	ts.tv_nsec = (long)(usec % 1000000) * 1000;
-	nanosleep(&ts, NULL);
+	sleep_us(usec);
+}
+
+/* Count a change between "nothing armed" and "something armed". */
+static void
+armed_update(bool *was, bool now)
+{
+	if (now && !*was)
+		__atomic_fetch_add(&_pp_test_delays_armed, 1, __ATOMIC_RELAXED);
+	else if (!now && *was)
+		__atomic_fetch_sub(&_pp_test_delays_armed, 1, __ATOMIC_RELAXED);
+	*was = now;
 }
 
 int
 _pp_test_delay_set(unsigned int point, unsigned int usec, unsigned int every)
 {
 	struct pp_test_delay *d;
-	unsigned int i, armed = 0;
+	unsigned int i;
+	bool armed = false;
 
 	if (point >= PP_TP_NR || every == 0)
 		return -EINVAL;
 	d = &test_delays[point];
-	/* Relaxed: see _pp_test_delay(). */
 	__atomic_store_n(&d->usec, usec, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->every, every, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->reached, 0, __ATOMIC_RELAXED);
@@ -147,7 +181,22 @@ _pp_test_delay_set(unsigned int point, unsigned int usec, unsigned int every)
 	for (i = 0; i < PP_TP_NR; i++)
 		armed |= __atomic_load_n(&test_delays[i].usec,
 					 __ATOMIC_RELAXED) != 0;
-	__atomic_store_n(&_pp_test_delays_armed, armed, __ATOMIC_RELAXED);
+	armed_update(&global_armed, armed);
+	return 0;
+}
+
+int
+_pp_test_delay_self(unsigned int point, unsigned int usec)
+{
+	unsigned int i;
+	bool armed = false;
+
+	if (point >= PP_TP_NR)
+		return -EINVAL;
+	self_delays[point] = usec;
+	for (i = 0; i < PP_TP_NR; i++)
+		armed |= self_delays[i] != 0;
+	armed_update(&self_armed, armed);
 	return 0;
 }
 
@@ -156,7 +205,6 @@ _pp_test_delay_hits(unsigned int point)
 {
 	if (point >= PP_TP_NR)
 		return 0;
-	/* Relaxed: see _pp_test_delay(). */
 	return __atomic_load_n(&test_delays[point].hits, __ATOMIC_RELAXED);
 }
 #else
@@ -166,6 +214,14 @@ _pp_test_delay_set(unsigned int point, unsigned int usec, unsigned int every)
 	(void)point;
 	(void)usec;
 	(void)every;
+	return -ENOSYS;
+}
+
+int
+_pp_test_delay_self(unsigned int point, unsigned int usec)
+{
+	(void)point;
+	(void)usec;
 	return -ENOSYS;
 }
 

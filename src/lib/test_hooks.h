@@ -58,11 +58,21 @@ enum pp_test_point {
 int _pp_test_delay_set(unsigned int point, unsigned int usec,
 		       unsigned int every);
 
-/* Delays served at @point since it was last set (0 without hooks). */
+/*
+ * _pp_test_delay_self() - make the calling thread sleep @usec microseconds
+ * each time it reaches @point (usec 0: disarm), whatever other threads do:
+ * for a test that knows which of its threads must sleep. Takes precedence
+ * over _pp_test_delay_set() on this thread. 0, -EINVAL or -ENOSYS.
+ */
+int _pp_test_delay_self(unsigned int point, unsigned int usec);
+
+/* Delays served at @point (by either kind of arming) since it was last
+ * set with _pp_test_delay_set(); 0 without hooks. */
 unsigned long _pp_test_delay_hits(unsigned int point);
 
 #if PP_TEST_HOOKS
-/* Points armed: lets PP_TEST_DELAY() cost one load while none is. */
+/* Non-zero while some point is armed, for some thread or for all: lets
+ * PP_TEST_DELAY() cost one load while none is. */
 extern unsigned int _pp_test_delays_armed;
 void _pp_test_delay(unsigned int point) __attribute__((cold));
 
