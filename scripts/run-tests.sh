@@ -9,7 +9,9 @@
 #           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
 #   fuzz    clang, libFuzzer + ASan + UBSan + debug checks, 30 s per harness
-# all with warnings as errors - plus an install check that compiles the
+# plain, asan and tsan with the race tests' delay points (-Dtest_hooks=true);
+# the install check builds without them, as a user would. All
+# with warnings as errors - plus an install check that compiles the
 # examples against the installed headers and pkg-config file. Ends with
 # "N passed, N failed" and exits non-zero if anything failed.
 #   scripts/run-tests.sh [--no-deps] [plain|asan|tsan|install ...]
@@ -106,12 +108,12 @@ run_install() {
 
 for c in "${configs[@]}"; do
 	case $c in
-	plain) run_build plain gcc ;;
+	plain) run_build plain gcc -Dtest_hooks=true ;;
 	asan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build asan gcc \
 		-Db_sanitize=address,undefined -Ddebug_checks=true \
-		-Dc_args=-fno-sanitize-recover=all ;;
+		-Dc_args=-fno-sanitize-recover=all -Dtest_hooks=true ;;
 	tsan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build tsan clang \
-		-Db_sanitize=thread -Db_lundef=false ;;
+		-Db_sanitize=thread -Db_lundef=false -Dtest_hooks=true ;;
 	fuzz)  SUITES="--suite fuzz" run_build fuzz clang \
 		-Db_sanitize=address,undefined -Db_lundef=false -Ddebug_checks=true \
 		-Dfuzz=true \

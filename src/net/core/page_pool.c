@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "lib/mem_priv.h"
+#include "lib/test_hooks.h"
 #include "mm/page_alloc_priv.h"
 #include "page_pool_priv.h"
 
@@ -132,6 +133,7 @@ _pp_return_page(struct page_pool *pool, struct page *page)
 	 */
 	__atomic_fetch_add(&pool->pages_state_release_cnt, 1,
 			   __ATOMIC_RELEASE);
+	PP_TEST_DELAY(PP_TP_RETURN_RELEASED);
 	page->pp_magic &= 0x3UL;
 	page->pp = NULL;
 	page->dma_addr = 0;
