@@ -22,6 +22,10 @@ if ! [ -f "$tools/build.sh" ]; then
 	echo "build-genmc: no GenMC sources at ../shared/tools/genmc; the GenMC tests will skip" >&2
 	exit 0
 fi
-echo "build-genmc: building GenMC into build-genmc/ (a few minutes, once)" >&2
-sh "$tools/build.sh" "$prefix" >&2
+echo "build-genmc: building GenMC into build-genmc/ (a few minutes, once; log in build-genmc.log)" >&2
+if ! sh "$tools/build.sh" "$prefix" >"$top/build-genmc.log" 2>&1; then
+	tail -n 30 "$top/build-genmc.log" >&2
+	echo "build-genmc: FAILED" >&2
+	exit 1
+fi
 echo "$prefix/bin/genmc"
