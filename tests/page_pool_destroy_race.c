@@ -89,7 +89,7 @@ one_round(int round_no)
 
 	r.pool = page_pool_create(&pp);
 	CHECK(r.pool != NULL);
-	page_pool_use_xdp_mem(r.pool, on_free);
+	page_pool_use_xdp_mem(r.pool, on_free, NULL);
 	page_pool_destroy(r.pool);
 	for (i = 0; i < NRET; i++)
 		for (j = 0; j < PAGES; j++)
