@@ -13,7 +13,11 @@
  */
 #include <linux/kernel.h>
 #include <linux/types.h>
+#include <linux/build_bug.h>
 #include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/log2.h>
+#include <linux/prefetch.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
@@ -56,7 +60,9 @@ ppnic_rx_ring_init(struct ppnic_rx_ring *ring, struct device *dev, u32 count)
 {
 	int err;
 
-	if (!count || (count & (count - 1)))
+	/* The device reads a descriptor as two 8-byte words. */
+	BUILD_BUG_ON(sizeof(struct ppnic_rx_desc) != 16);
+	if (!is_power_of_2(count))
 		return -EINVAL;
 	ring->dev = dev;
 	ring->count = count;
@@ -151,6 +157,7 @@ ppnic_poll(struct ppnic_rx_ring *ring, int budget, struct ppnic_frame *frames)
 					      page_pool_get_dma_dir(ring->page_pool));
 		/* A runt, or a frame with no destination, is dropped. */
 		data = (const u8 *)page_address(page) + PPNIC_RX_HEADROOM;
+		prefetch(data);
 		if (len < 14 || data[0] == 0) {
 			ring->drops++;
 			page_pool_recycle_direct_netmem(ring->page_pool, netmem);
