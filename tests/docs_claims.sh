@@ -4,8 +4,9 @@
 # The documentation claims only what exists:
 #  - every name a section-3 man page's NAME line documents is declared by
 #    the public headers (a function, inline function, macro or type);
-#  - every tool the README names (`*_test`, `bench_*`) is built, and every
-#    file or directory it names or links exists in the tree;
+#  - every tool the README names (`*_test`, `bench_*`) is built, every
+#    file or directory it names or links exists in the tree, and the
+#    number of builds it says CI makes is the one scripts/run-tests.sh makes;
 #  - every examples/*.c is built and run by examples/meson.build, as the
 #    README says;
 #  - no README line or man page calls something planned, next, or not yet
@@ -119,6 +120,25 @@ for p in $( (grep -o '`[A-Za-z0-9_./-]*/[A-Za-z0-9_./-]*`' "$readme" | tr -d '`'
 	esac
 	fail "README names $p, which is not in the tree"
 done
+
+# The number of builds the README says CI makes is the number of build
+# configurations scripts/run-tests.sh runs by default (the install check
+# is not a build of the tests). Checked only while both say it this way.
+default=$(sed -n 's/.*|| configs=(\(.*\))$/\1/p' "$src/scripts/run-tests.sh" 2>/dev/null)
+if [ -n "$default" ]; then
+	nbuild=0
+	for c in $default; do
+		[ "$c" = install ] || nbuild=$((nbuild + 1))
+	done
+	for w in $(grep -o 'builds [a-z]* ways' "$readme" | awk '{print $2}'); do
+		case $w in
+		one) n=1 ;; two) n=2 ;; three) n=3 ;; four) n=4 ;; five) n=5 ;;
+		six) n=6 ;; seven) n=7 ;; eight) n=8 ;; *) n=0 ;;
+		esac
+		[ "$n" -eq "$nbuild" ] ||
+			fail "README says the tests build $w ways; scripts/run-tests.sh runs $nbuild builds ($default)"
+	done
+fi
 
 # ---- Examples are built and run ------------------------------------------
 
