@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>	/* ssize_t, off_t, as the kernel's has them */
 
 /* The system's uapi <linux/types.h> (__u32, __le16, ...), which uapi
  * headers a driver includes expect to find under this name. */
