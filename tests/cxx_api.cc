@@ -5,7 +5,8 @@
  * Every public header compiles as C++ (-std=c++17 -Wall -Wextra -Werror)
  * and the inline fast paths work from C++: a ring round trip, a page_pool
  * owned by this thread (alloc, direct recycle, put, DMA over the IOMMU
- * model) and page_frag_cache fragments. C++ programs include the same
+ * model), the netmem forms with the .fast/.slow parameter groups, and
+ * page_frag_cache fragments. C++ programs include the same
  * headers as C ones; "private" and "virtual" members of struct page carry
  * a trailing underscore there, the layout is the same.
  */
@@ -92,10 +93,38 @@ frag_round_trip()
 	return 0;
 }
 
+/* The kernel's parameter groups and the netmem forms, from C++. */
+static int
+netmem_round_trip()
+{
+	struct page_pool_params pp;
+	struct napi_struct napi;
+	struct page_pool *pool;
+	netmem_ref nm;
+
+	std::memset(&pp, 0, sizeof(pp));
+	napi_init_current(&napi);
+	pp.fast.pool_size = 256;
+	pp.fast.nid = NUMA_NO_NODE;
+	pp.fast.napi = &napi;
+	pp.slow.flags = 0;
+	CHECK(pp.pool_size == 256);
+	pool = page_pool_create(&pp);
+	CHECK(pool != nullptr);
+	nm = page_pool_dev_alloc_netmems(pool);
+	CHECK(nm != 0);
+	CHECK(page_pool_page_is_pp(netmem_to_page(nm)));
+	CHECK(virt_to_head_page(netmem_address(nm)) == netmem_to_page(nm));
+	page_pool_recycle_direct_netmem(pool, nm);
+	page_pool_destroy(pool);
+	return 0;
+}
+
 int
 main()
 {
-	if (ring_round_trip() || pool_round_trip() || frag_round_trip())
+	if (ring_round_trip() || pool_round_trip() || frag_round_trip() ||
+	    netmem_round_trip())
 		return 1;
 	return 0;
 }

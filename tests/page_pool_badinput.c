@@ -160,7 +160,7 @@ test_other_entry_points(void)
 	page_pool_disable_direct_recycling(NULL);
 	page_pool_update_nid(NULL, 0);
 	page_pool_update_nid(pool, -7);
-	page_pool_use_xdp_mem(NULL, NULL);
+	page_pool_use_xdp_mem(NULL, NULL, NULL);
 	page_pool_get(NULL);
 	page_pool_destroy(NULL);
 

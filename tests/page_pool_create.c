@@ -147,7 +147,7 @@ test_ids_and_refs(void)
 	CHECK(page_pool_id(a) != page_pool_id(b));
 
 	/* The memory model's extra reference: two destroys free it. */
-	page_pool_use_xdp_mem(a, disconnect);
+	page_pool_use_xdp_mem(a, disconnect, NULL);
 	page_pool_destroy(a);
 	CHECK_EQ(disconnected, 0);
 	page_pool_destroy(a);

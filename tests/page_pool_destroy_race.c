@@ -188,7 +188,7 @@ one_round(const struct mode *m, int round_no)
 	}
 	r.pool = page_pool_create(&pp);
 	CHECK(r.pool != NULL);
-	page_pool_use_xdp_mem(r.pool, on_free);
+	page_pool_use_xdp_mem(r.pool, on_free, NULL);
 	/* One undisturbed round in four, the two users' destroys race. */
 	r.late_user = m->point < 0 && round_no % 4 == 2;
 	if (!r.late_user)

@@ -458,6 +458,21 @@ PP_API void put_page(struct page *page);
 PP_API struct page *virt_to_page(const void *addr);
 
 /**
+ * virt_to_head_page() - the head page of the block containing @addr: the
+ * page whose descriptor page_pool and put_page() work with.
+ * Context: any thread.
+ * Return: the head page, or NULL where virt_to_page() returns NULL (the
+ * kernel's would crash there).
+ */
+static inline struct page *
+virt_to_head_page(const void *addr)
+{
+	struct page *page = virt_to_page(addr);
+
+	return page != NULL ? compound_head(page) : NULL;
+}
+
+/**
  * pp_thread_cache_drain() - return the calling thread's cached free pages
  * (all sources) to the shared buddy lists.
  *

@@ -186,12 +186,19 @@ PP_API void page_pool_destroy(struct page_pool *pool);
  */
 PP_API void page_pool_get(struct page_pool *pool);
 
+/* The XDP memory model's registration record (<pagepool/xdp.h>); the
+ * pool only receives a pointer to it. */
+struct xdp_mem_info;
+
 /**
  * page_pool_use_xdp_mem() - take a user reference for a memory model and
  * register @disconnect, called with the pool when it is finally freed.
+ * @mem: the memory model's registration, or NULL; the kernel's third
+ *	argument since 5.x, accepted and not read.
  */
 PP_API void page_pool_use_xdp_mem(struct page_pool *pool,
-				  void (*disconnect)(void *pool));
+				  void (*disconnect)(void *pool),
+				  const struct xdp_mem_info *mem);
 
 /**
  * page_pool_enable_direct_recycling() - let @napi's owner recycle directly.
@@ -595,6 +602,133 @@ PP_API uint8_t *page_pool_ethtool_stats_get_strings(uint8_t *data);
  */
 PP_API uint64_t *page_pool_ethtool_stats_get(uint64_t *data,
 					     const void *stats);
+
+/*
+ * ---- The netmem API (Linux >= 6.12) -------------------------------------
+ *
+ * The kernel's page_pool now speaks netmem_ref (<pagepool/netmem.h>) and
+ * keeps the struct page forms as wrappers. In pagepool a netmem_ref is a
+ * page pointer, so each netmem form is its page form: inline where the
+ * page form is inline here (pagepool inlines the allocation fast path the
+ * kernel keeps out of line), exported where the kernel exports it and
+ * pagepool's page form is out of line too.
+ */
+
+/**
+ * page_pool_page_is_pp() - does @page carry the page_pool signature, i.e.
+ * is it a page some pool owns (handed out or cached)? False for NULL.
+ */
+static inline bool
+page_pool_page_is_pp(const struct page *page)
+{
+	return page != NULL && (page->pp_magic & PP_MAGIC_MASK) == PP_SIGNATURE;
+}
+
+/** page_pool_alloc_netmems() - page_pool_alloc_pages() as a netmem_ref. */
+static inline netmem_ref
+page_pool_alloc_netmems(struct page_pool *pool, gfp_t gfp)
+{
+	return page_to_netmem(page_pool_alloc_pages(pool, gfp));
+}
+
+/** page_pool_dev_alloc_netmems() - page_pool_alloc_netmems(GFP_ATOMIC | __GFP_NOWARN). */
+static inline netmem_ref
+page_pool_dev_alloc_netmems(struct page_pool *pool)
+{
+	return page_pool_alloc_netmems(pool, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/**
+ * page_pool_alloc_frag_netmem() - page_pool_alloc_frag() as a netmem_ref.
+ * Return: the netmem, or 0 (errno as page_pool_alloc_frag()).
+ */
+PP_API netmem_ref page_pool_alloc_frag_netmem(struct page_pool *pool,
+					      unsigned int *offset,
+					      unsigned int size, gfp_t gfp);
+
+/** page_pool_fragment_netmem() - page_pool_fragment_page() of @netmem. */
+static inline void
+page_pool_fragment_netmem(netmem_ref netmem, long nr)
+{
+	page_pool_fragment_page(netmem_to_page(netmem), nr);
+}
+
+/** page_pool_unref_netmem() - page_pool_unref_page() of @netmem. */
+static inline long
+page_pool_unref_netmem(netmem_ref netmem, long nr)
+{
+	return page_pool_unref_page(netmem_to_page(netmem), nr);
+}
+
+/** page_pool_ref_netmem() - page_pool_ref_page() of @netmem. */
+static inline void
+page_pool_ref_netmem(netmem_ref netmem)
+{
+	page_pool_ref_page(netmem_to_page(netmem));
+}
+
+/** page_pool_put_unrefed_netmem() - page_pool_put_unrefed_page() of @netmem. */
+static inline void
+page_pool_put_unrefed_netmem(struct page_pool *pool, netmem_ref netmem,
+			     int dma_sync_size, bool allow_direct)
+{
+	page_pool_put_unrefed_page(pool, netmem_to_page(netmem), dma_sync_size,
+				   allow_direct);
+}
+
+/** page_pool_put_netmem() - page_pool_put_page() of @netmem. */
+static inline void
+page_pool_put_netmem(struct page_pool *pool, netmem_ref netmem,
+		     int dma_sync_size, bool allow_direct)
+{
+	page_pool_put_page(pool, netmem_to_page(netmem), dma_sync_size,
+			   allow_direct);
+}
+
+/** page_pool_put_full_netmem() - page_pool_put_full_page() of @netmem. */
+static inline void
+page_pool_put_full_netmem(struct page_pool *pool, netmem_ref netmem,
+			  bool allow_direct)
+{
+	page_pool_put_full_page(pool, netmem_to_page(netmem), allow_direct);
+}
+
+/**
+ * page_pool_recycle_direct_netmem() - page_pool_recycle_direct() of @netmem.
+ * Context: the owner only.
+ */
+static inline void
+page_pool_recycle_direct_netmem(struct page_pool *pool, netmem_ref netmem)
+{
+	page_pool_recycle_direct(pool, netmem_to_page(netmem));
+}
+
+/**
+ * page_pool_put_netmem_bulk() - page_pool_put_page_bulk() of @count
+ * netmems, possibly of different pools (the kernel's form since 6.14).
+ * @data: the netmems (overwritten)
+ */
+PP_API void page_pool_put_netmem_bulk(netmem_ref *data, uint32_t count);
+
+/** page_pool_get_dma_addr_netmem() - page_pool_get_dma_addr() of @netmem. */
+static inline dma_addr_t
+page_pool_get_dma_addr_netmem(netmem_ref netmem)
+{
+	return page_pool_get_dma_addr(netmem_to_page(netmem));
+}
+
+/**
+ * page_pool_dma_sync_netmem_for_cpu() - page_pool_dma_sync_for_cpu() of
+ * @netmem.
+ */
+static inline void
+page_pool_dma_sync_netmem_for_cpu(const struct page_pool *pool,
+				  netmem_ref netmem, uint32_t offset,
+				  uint32_t dma_sync_size)
+{
+	page_pool_dma_sync_for_cpu(pool, netmem_to_page(netmem), offset,
+				   dma_sync_size);
+}
 
 #ifdef __cplusplus
 }

@@ -114,7 +114,8 @@ _pp_set_pp_info(struct page_pool *pool, struct page *page)
 			 PP_SIGNATURE;
 	page->pp_ref_count = 1;
 	if (pool->has_init_callback)
-		pool->p.init_callback(page, pool->p.init_arg);
+		pool->p.init_callback(page_to_netmem(page),
+				     pool->p.init_arg);
 	/* One writer (the allocation side); page_pool_inflight() may read
 	 * it from any thread. */
 	pp_store_relaxed(&pool->pages_state_hold_cnt,
@@ -522,8 +523,10 @@ page_pool_get(struct page_pool *pool)
 }
 
 void
-page_pool_use_xdp_mem(struct page_pool *pool, void (*disconnect)(void *pool))
+page_pool_use_xdp_mem(struct page_pool *pool, void (*disconnect)(void *pool),
+		      const struct xdp_mem_info *mem)
 {
+	(void)mem;
 	if (pool == NULL)
 		return;
 	page_pool_get(pool);
