@@ -144,6 +144,9 @@ static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pool_rec *recs;
 static int nrecs;
 static struct page_pool_stats released_stats;
+/* Records of released pools compacted away: how many, and what they still
+ * counted in flight. Under rec_lock. */
+static uint64_t pools_created, compacted_lost;
 
 /* Set by main (or SIGINT) to end the run; an atomic, so a signal handler
  * may store it and threads may poll it. */
@@ -271,11 +274,27 @@ pool_create(struct owner *o)
 	}
 	pthread_mutex_lock(&rec_lock);
 	if (nrecs == MAX_POOLS) {
+		/* A long run: forget the released pools, keeping their
+		 * verdict. */
+		int i, j = 0;
+
+		for (i = 0; i < nrecs; i++) {
+			if (recs[i].state != 3)
+				recs[j++] = recs[i];
+			else if (recs[i].inflight_at_release > 0)
+				compacted_lost +=
+					(uint64_t)recs[i].inflight_at_release;
+		}
+		nrecs = j;
+	}
+	if (nrecs == MAX_POOLS) {
 		pthread_mutex_unlock(&rec_lock);
+		fprintf(stderr, PROG ": %d pools alive or stalled\n", nrecs);
 		page_pool_destroy(pool);
 		return -1;
 	}
 	recs[nrecs++] = (struct pool_rec){ pool, 1, 0 };
+	pools_created++;
 	pthread_mutex_unlock(&rec_lock);
 	/* The memory model's reference: its disconnect tells us when the
 	 * pool is finally freed (the kernel's xdp_rxq_info registration). */
@@ -805,7 +824,7 @@ xalloc(size_t align, size_t size)
 static uint64_t
 wait_released(int *stalled)
 {
-	uint64_t deadline = now_ms() + 10000, lost = 0;
+	uint64_t deadline = now_ms() + 10000, lost = compacted_lost;
 	int i, left;
 
 	for (;;) {
@@ -989,7 +1008,8 @@ main(int argc, char **argv)
 	printf("returned by consumers: %llu, by owners: %llu (%llu direct)\n",
 	       (unsigned long long)(total - back), (unsigned long long)back,
 	       (unsigned long long)direct);
-	printf("pools created: %d, stalled at exit: %d\n", nrecs, stalled);
+	printf("pools created: %llu, stalled at exit: %d\n",
+	       (unsigned long long)pools_created, stalled);
 	printf("recycle: fast %llu, slow %llu, ring %llu, cached %llu, "
 	       "ring_full %llu, released_refcnt %llu\n",
 	       (unsigned long long)released_stats.alloc_stats.fast,
