@@ -3,8 +3,8 @@
  * Copyright (c) 2026 The pagepool authors
  *
  * libFuzzer harness for the page allocator: each input is a sequence of
- * calls on three sources - the default one, a capped anonymous source and
- * a memfd source - allocating single blocks of every order and bulk arrays
+ * calls on four sources - the default one, a capped anonymous source, a
+ * memfd source and a user region - allocating single blocks of every order and bulk arrays
  * of pages, taking and dropping extra references, freeing through every
  * entry point (__free_pages(), put_page() on any page of the block, the
  * frozen path), draining the thread cache, offering refused frees (a wrong
@@ -22,13 +22,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <pagepool/page.h>
 
 #include "../../src/mm/page_alloc_priv.h"
 
 #define MAX_HELD	128
-#define NSRC		3	/* default, capped anonymous, memfd */
+#define NSRC		4	/* default, capped anonymous, memfd, user */
 #define MAX_ORDER_FUZZ	6	/* larger orders: rarely, see pick_order() */
 
 struct held {
@@ -58,11 +59,34 @@ make_source(int i)
 	PP_OPTS(pp_mem_source_opts, memfd, .kind = PP_MEM_MEMFD,
 		.flags = PP_MEM_F_NOWARN, .max_bytes = 2 * PP_REGION_SIZE,
 		.name = "page_alloc_fuzz");
+	static void *region;
 	struct pp_mem_source *s;
 
 	if (i == 0)
 		return pp_mem_source_default();
-	s = pp_mem_source_create(i == 1 ? &capped : &memfd);
+	if (i == 3) {
+		/* One region of the largest block, aligned to it, mapped
+		 * once and registered again after each destroy. */
+		size_t sz = PAGE_SIZE << MAX_PAGE_ORDER;
+
+		if (region == NULL) {
+			char *m = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (m == MAP_FAILED)
+				fail("mmap");
+			region = (void *)(((uintptr_t)m + sz - 1) & ~(sz - 1));
+		}
+		{
+			PP_OPTS(pp_mem_source_opts, user, .kind = PP_MEM_USER,
+				.flags = PP_MEM_F_NOWARN, .addr = region,
+				.len = sz, .nid = NUMA_NO_NODE);
+
+			s = pp_mem_source_create(&user);
+		}
+	} else {
+		s = pp_mem_source_create(i == 1 ? &capped : &memfd);
+	}
 	if (s == NULL)
 		fail("source create");
 	return s;
@@ -226,8 +250,11 @@ check_whole(int s)
 
 	if (_pp_zone_stats(srcs[s], NUMA_NO_NODE, &st) != 0)
 		fail("zone stats");
+	/* A user region enters the free lists as its descriptors are
+	 * built, on first use: until then it is free but on no list. */
 	if (st.free_pages != st.managed_pages ||
-	    st.nr_free[MAX_PAGE_ORDER] != st.nr_regions)
+	    st.nr_free[MAX_PAGE_ORDER] > st.nr_regions ||
+	    (s != 3 && st.nr_free[MAX_PAGE_ORDER] != st.nr_regions))
 		fail("source not whole after every page came back");
 	for (o = 0; o < MAX_PAGE_ORDER; o++) {
 		if (st.nr_free[o] != 0)
