@@ -10,7 +10,8 @@
  * buffers of a DMA pool are filled by the device, through
  * pp_dma_dev_write(), then synced for the CPU), and pass them over
  * ptr_rings to consumer threads. Consumers check every byte and return the
- * buffer themselves (a non-owner return), or send it back to its owner,
+ * buffer themselves (a non-owner return; whole pages partly in bulk, with
+ * page_pool_put_page_bulk()), or send it back to its owner,
  * which returns it directly when it is a page of its current pool. Every
  * owner destroys its pool and creates a new one at a fixed period while
  * buffers of the old one are still out, alternating between the identity
@@ -119,6 +120,10 @@ struct consumer {
 	uint64_t moved[K_NR];
 	uint64_t mismatches;
 	uint64_t sent_back;
+	uint64_t bulk_returned;
+	/* Whole pages waiting for one page_pool_put_page_bulk(). */
+	struct page *bulk[BATCH];
+	unsigned int nbulk;
 } __attribute__((aligned(64)));
 
 struct pool_rec {
@@ -604,6 +609,14 @@ check_buf(struct consumer *c, void *va, struct hdr *h)
 }
 
 static void
+flush_bulk(struct consumer *c)
+{
+	page_pool_put_page_bulk(c->bulk, c->nbulk);
+	c->bulk_returned += c->nbulk;
+	c->nbulk = 0;
+}
+
+static void
 consume_one(struct consumer *c, void *va)
 {
 	struct hdr h;
@@ -617,6 +630,14 @@ consume_one(struct consumer *c, void *va)
 	if ((rnd(&c->rng) & 3) == 0 &&
 	    ptr_ring_produce(&owners[h.owner].back, va) == 0) {
 		c->sent_back++;
+		return;
+	}
+	/* Half the whole pages go back in bulk, possibly of several pools
+	 * (the kernel's XDP_REDIRECT completion path). */
+	if (h.kind == K_PAGE && (rnd(&c->rng) & 1)) {
+		c->bulk[c->nbulk++] = head_of(va);
+		if (c->nbulk == BATCH)
+			flush_bulk(c);
 		return;
 	}
 	give_back(va, &h, (unsigned int)rnd(&c->rng), false);
@@ -658,6 +679,8 @@ consumer_main(void *arg)
 			got += n;
 		}
 		start = (start + 1) % cfg.owners;
+		if (got == 0 && c->nbulk > 0)
+			flush_bulk(c);
 		/* Owners finished before this pass, and the pass found
 		 * nothing: every ring is empty for good. */
 		if (got == 0 && done)
@@ -883,6 +906,7 @@ main(int argc, char **argv)
 {
 	uint64_t moved[K_NR] = { 0 }, total = 0, mismatches = 0, lost = 0;
 	uint64_t faults = 0, mappings = 0, sent = 0, back = 0, direct = 0;
+	uint64_t bulk = 0;
 	uint64_t alloc_fail = 0, dma_write_faults = 0, accounting = 0;
 	uint64_t start, last_report;
 	int i, k, stalled;
@@ -984,6 +1008,7 @@ main(int argc, char **argv)
 			moved[k] += consumers[i].moved[k];
 		mismatches += consumers[i].mismatches;
 		back += consumers[i].sent_back;
+		bulk += consumers[i].bulk_returned;
 		free(consumers[i].expect);
 	}
 	for (k = 0; k < K_NR; k++)
@@ -1005,8 +1030,9 @@ main(int argc, char **argv)
 		printf("%s%s %llu", k ? ", " : "", kind_name[k],
 		       (unsigned long long)moved[k]);
 	printf(")\n");
-	printf("returned by consumers: %llu, by owners: %llu (%llu direct)\n",
-	       (unsigned long long)(total - back), (unsigned long long)back,
+	printf("returned by consumers: %llu (%llu in bulk), by owners: %llu "
+	       "(%llu direct)\n", (unsigned long long)(total - back),
+	       (unsigned long long)bulk, (unsigned long long)back,
 	       (unsigned long long)direct);
 	printf("pools created: %llu, stalled at exit: %d\n",
 	       (unsigned long long)pools_created, stalled);
