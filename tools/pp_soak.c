@@ -942,8 +942,8 @@ main(int argc, char **argv)
 		}
 	}
 	printf(PROG ": %d owners, %d consumers, %lu s, pools recreated every "
-	       "%lu ms, DMA %s\n", cfg.owners, cfg.consumers, cfg.duration_s,
-	       cfg.recreate_ms,
+	       "%lu ms (0: never), DMA %s\n", cfg.owners, cfg.consumers,
+	       cfg.duration_s, cfg.recreate_ms,
 	       cfg.dma == DMA_BOTH ? "identity+iommu"
 	       : cfg.dma == DMA_IDENTITY ? "identity"
 	       : cfg.dma == DMA_IOMMU ? "iommu" : "none");
