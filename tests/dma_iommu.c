@@ -274,6 +274,41 @@ test_faults(void)
 	free(snap);
 }
 
+/*
+ * An address past the end of a mapping but still in its last IOVA page is
+ * a fault, however short the access: the range check must not compute
+ * "bytes left" as size - (addr - start) when addr is beyond the end, where
+ * that wraps to a huge number. Found by tests/fuzz/dma_fuzz.c.
+ */
+static void
+test_past_end(void)
+{
+	struct device *dev = quiet_iommu();
+	unsigned char *buf = pages(1), *snap = pages(1), out[4];
+	dma_addr_t a;
+
+	memset(buf, 0x5a, PG);
+	memcpy(snap, buf, PG);
+	a = pp_dma_map(dev, buf, 1, DMA_BIDIRECTIONAL, 0);
+	CHECK(a != DMA_MAPPING_ERROR);
+	FAULTS(dev, PP_DMA_FAULT_RANGE, pp_dma_dev_write(dev, a + 10, "x", 1));
+	FAULTS(dev, PP_DMA_FAULT_RANGE, pp_dma_dev_read(dev, a + 2, out, 1));
+	FAULTS(dev, PP_DMA_FAULT_RANGE,
+	       pp_dma_sync_for_cpu(dev, a, 100, 4, DMA_FROM_DEVICE));
+	FAULTS(dev, PP_DMA_FAULT_RANGE,
+	       pp_dma_sync_for_device(dev, a, 2, 0, DMA_TO_DEVICE));
+	CHECK(memcmp(buf, snap, PG) == 0);
+	/* Up to the end is the mapping's own: an empty range there too. */
+	CHECK_EQ(pp_dma_dev_write(dev, a, "y", 1), 0);
+	CHECK_EQ(pp_dma_sync_for_cpu(dev, a, 1, 0, DMA_FROM_DEVICE), 0);
+	CHECK_EQ(buf[0], 'y');
+	CHECK_EQ(stats_of(dev).faults, 4);
+	CHECK_EQ(pp_dma_unmap(dev, a, 1, DMA_BIDIRECTIONAL, 0), 0);
+	pp_dma_dev_destroy(dev);
+	free(buf);
+	free(snap);
+}
+
 static void
 test_quarantine_and_exhaustion(void)
 {
@@ -550,6 +585,7 @@ main(void)
 	test_create();
 	test_translate();
 	test_faults();
+	test_past_end();
 	test_quarantine_and_exhaustion();
 	test_unbind_in_flight();
 	test_fatal();

@@ -37,9 +37,9 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
 
 # Lay the pages out as they are installed, so that ".so man3/x.3" resolves.
-mkdir "$tmp/man3" "$tmp/man7"
+mkdir "$tmp/man1" "$tmp/man3" "$tmp/man7"
 pages=0
-for f in "$mandir"/*.3 "$mandir"/*.7; do
+for f in "$mandir"/*.1 "$mandir"/*.3 "$mandir"/*.7; do
 	[ -e "$f" ] || continue
 	cp "$f" "$tmp/man${f##*.}/"
 	pages=$((pages + 1))
@@ -66,7 +66,8 @@ so_target() {
 	done < "$1"
 }
 
-for f in "$tmp"/man3/* "$tmp"/man7/*; do
+for f in "$tmp"/man1/* "$tmp"/man3/* "$tmp"/man7/*; do
+	[ -e "$f" ] || continue
 	base=${f##*/}
 	name=${base%.*}
 	sec=${base##*.}
@@ -121,6 +122,9 @@ for f in "$tmp"/man3/* "$tmp"/man7/*; do
 	required="NAME DESCRIPTION AVAILABILITY SEE_ALSO"
 	if [ "$sec" = 3 ]; then
 		required="$required SYNOPSIS RETURN_VALUE CONCURRENCY"
+	fi
+	if [ "$sec" = 1 ]; then
+		required="$required SYNOPSIS OPTIONS EXIT_STATUS"
 	fi
 	for s in $required; do
 		s=$(echo "$s" | sed 's/_/ /g')

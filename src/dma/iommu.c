@@ -158,7 +158,10 @@ iommu_check_range(struct iommu *io, dma_addr_t addr, size_t len,
 		*reason = PP_DMA_FAULT_UNMAPPED;
 		return NULL;
 	}
-	if (addr < m->dma || len > m->size - (addr - m->dma)) {
+	/* Offset first: past the end, size - offset would wrap and let
+	 * any short access through. */
+	if (addr < m->dma || addr - m->dma > m->size ||
+	    len > m->size - (addr - m->dma)) {
 		*reason = PP_DMA_FAULT_RANGE;
 		return NULL;
 	}
