@@ -21,5 +21,6 @@
 #include <pagepool/page.h>
 #include <pagepool/page_pool.h>
 #include <pagepool/page_frag_cache.h>
+#include <pagepool/skbuff.h>
 
 #endif /* PAGEPOOL_PAGEPOOL_H */
