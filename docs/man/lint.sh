@@ -37,9 +37,9 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
 
 # Lay the pages out as they are installed, so that ".so man3/x.3" resolves.
-mkdir "$tmp/man3" "$tmp/man7"
+mkdir "$tmp/man1" "$tmp/man3" "$tmp/man7"
 pages=0
-for f in "$mandir"/*.3 "$mandir"/*.7; do
+for f in "$mandir"/*.1 "$mandir"/*.3 "$mandir"/*.7; do
 	[ -e "$f" ] || continue
 	cp "$f" "$tmp/man${f##*.}/"
 	pages=$((pages + 1))
@@ -66,7 +66,8 @@ so_target() {
 	done < "$1"
 }
 
-for f in "$tmp"/man3/* "$tmp"/man7/*; do
+for f in "$tmp"/man1/* "$tmp"/man3/* "$tmp"/man7/*; do
+	[ -e "$f" ] || continue
 	base=${f##*/}
 	name=${base%.*}
 	sec=${base##*.}
@@ -121,6 +122,8 @@ for f in "$tmp"/man3/* "$tmp"/man7/*; do
 	required="NAME DESCRIPTION AVAILABILITY SEE_ALSO"
 	if [ "$sec" = 3 ]; then
 		required="$required SYNOPSIS RETURN_VALUE CONCURRENCY"
+	elif [ "$sec" = 1 ]; then
+		required="$required SYNOPSIS OPTIONS EXIT_STATUS"
 	fi
 	for s in $required; do
 		s=$(echo "$s" | sed 's/_/ /g')
@@ -133,7 +136,7 @@ for f in "$tmp"/man3/* "$tmp"/man7/*; do
 		fail "$rel: no 'Available since pagepool X.Y.' line"
 	fi
 	# Cross-references to our own pages must resolve.
-	for ref in $(sed -n 's/^\.BR \([A-Za-z_][A-Za-z0-9_]*\) (\([37]\)).*/\1.\2/p' "$f"); do
+	for ref in $(sed -n 's/^\.BR \([A-Za-z_][A-Za-z0-9_]*\) (\([137]\)).*/\1.\2/p' "$f"); do
 		case $ref in
 		ptr_ring*|__ptr_ring*|PTR_RING*|__PTR_RING*|pp_*|PP_*|\
 		pagepool.*|page_*|PAGE_*|__page_pool*|alloc_pages*|\
@@ -141,7 +144,7 @@ for f in "$tmp"/man3/* "$tmp"/man7/*; do
 		virt_to_page.*|compound_*|PageTail.*|set_page_*|\
 		clear_page_*|napi_*|dma_*|DMA_*|skb_*|build_skb.*|kfree_skb.*|\
 		consume_skb.*|pskb_*|alloc_skb.*|xdp_*|XDP_*|bpf_*|netif_*|\
-		netsim_*|dev_*|alloc_netdev*|eth_*|__GFP_*|MAX_PAGE_ORDER.*|\
+		netsim_*|dev_*|alloc_netdev*|eth_*|xdp_rxq_info.1|__GFP_*|MAX_PAGE_ORDER.*|\
 		NR_PAGE_ORDERS.*|NUMA_NO_NODE.*)
 			have_page "${ref%.*}" "${ref##*.}" ||
 				fail "$rel: refers to missing page $ref"
