@@ -2,10 +2,12 @@
 /*
  * Copyright (c) 2026 The pagepool authors
  *
- * The packet path end to end on the software NIC: every implemented XDP
- * verdict (DROP, PASS, TX, ABORTED, REDIRECT without a target, an invalid
- * one) in native and generic mode, pages recycled or released, with the
- * identity DMA device and the IOMMU model. Frames are counted from the
+ * The packet path end to end on the software NIC: every XDP verdict
+ * (DROP, PASS, TX, ABORTED, REDIRECT without a target, an invalid one) in
+ * native and generic mode, pages recycled or released, with the identity
+ * DMA device and the IOMMU model; REDIRECT from sim0 to sim1 with both
+ * polled by one thread (pages come back directly) and by two (pages come
+ * back through the pool's ring). Frames are counted from the
  * wire to where they end (sent = received; received = dropped + passed to
  * the stack + transmitted + exceptions), the DMA layer sees no fault and
  * no mapping left, and each queue's page_pool is freed at once when the
@@ -14,6 +16,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include <pagepool/netsim.h>
@@ -26,6 +29,7 @@
 
 struct prog_cfg {
 	uint32_t act;
+	uint32_t ifindex;	/* XDP_REDIRECT target, or 0 */
 	uint64_t runs;
 };
 
@@ -38,6 +42,8 @@ test_prog(struct xdp_md *ctx, void *priv)
 	cfg->runs++;
 	if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
 		return XDP_ABORTED;
+	if (cfg->act == XDP_REDIRECT && cfg->ifindex != 0)
+		return (uint32_t)bpf_redirect(cfg->ifindex, 0);
 	if (cfg->act == XDP_TX) {
 		memcpy(tmp, eth, ETH_ALEN);
 		memcpy(eth, eth + ETH_ALEN, ETH_ALEN);
@@ -142,6 +148,149 @@ run_case(bool iommu, bool generic, bool no_recycle, uint32_t act)
 	pp_dma_dev_destroy(o.dma_dev);
 }
 
+struct target {
+	struct net_device *dev;
+	int ready, stop;
+	uint64_t wire_tx, tx_dropped, tx_packets;
+};
+
+/* One round of the target device's work: transmit, complete. */
+static void
+target_round(struct net_device *dev)
+{
+	CHECK_EQ(netsim_wire_rx(dev, 0, 0), 0);
+	CHECK(napi_poll(netsim_napi(dev, 0)) >= 0);
+}
+
+static void
+target_finish(struct target *t)
+{
+	struct netsim_stats ws;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		target_round(t->dev);
+	CHECK_EQ(netsim_get_stats(t->dev, &ws), 0);
+	CHECK_EQ(ws.dma_errors, 0);
+	t->wire_tx = ws.wire_tx;
+	t->tx_dropped = pp_load_relaxed(&t->dev->stats.tx_dropped);
+	t->tx_packets = t->dev->stats.tx_packets;
+	netsim_destroy(t->dev);
+}
+
+static void *
+target_thread(void *arg)
+{
+	struct target *t = arg;
+
+	CHECK_EQ(dev_open(t->dev), 0);
+	__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE))
+		target_round(t->dev);
+	target_finish(t);
+	pp_skb_cache_thread_drain();
+	return NULL;
+}
+
+static void
+run_redirect(bool iommu, bool generic, bool threaded)
+{
+	struct prog_cfg cfg = { .act = XDP_REDIRECT };
+	struct bpf_prog prog = { .run = test_prog, .priv = &cfg,
+				 .name = "redirect" };
+	struct netsim_opts o = { .sz = sizeof(o), .frame_len = 256 };
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+	struct target t = { 0 };
+	struct page_pool_stats ps;
+	struct net_device *src;
+	struct page_pool *pool;
+	pthread_t th;
+	uint64_t i, rx, rounds = (uint64_t)t_scale(100);
+
+	o.dma_dev = iommu ? pp_iommu_create(NULL) : pp_dma_identity_create(NULL);
+	CHECK(o.dma_dev != NULL);
+	src = netsim_create(&o);
+	t.dev = netsim_create(&o);
+	CHECK(src != NULL && t.dev != NULL);
+	cfg.ifindex = (uint32_t)t.dev->ifindex;
+	if (threaded) {
+		CHECK_EQ(pthread_create(&th, NULL, target_thread, &t), 0);
+		while (!__atomic_load_n(&t.ready, __ATOMIC_ACQUIRE))
+			sched_yield();
+	} else {
+		CHECK_EQ(dev_open(t.dev), 0);
+	}
+	CHECK_EQ(dev_open(src), 0);
+	CHECK_EQ(dev_xdp_attach(src, &prog, generic ? XDP_FLAGS_SKB_MODE : 0),
+		 0);
+	pool = netsim_page_pool(src, 0);
+	pp_test_watch_free(pool);
+	for (i = 0; i < rounds; i++) {
+		CHECK_EQ(netsim_wire_rx(src, 0, 64), 64);
+		CHECK_EQ(napi_poll(netsim_napi(src, 0)), 64);
+		if (!threaded)
+			target_round(t.dev);
+	}
+	if (threaded) {
+		__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
+		CHECK_EQ(pthread_join(th, NULL), 0);
+	} else {
+		target_finish(&t);
+	}
+	rx = src->stats.rx_packets;
+	CHECK_EQ(rx, rounds * 64);
+	CHECK_EQ(cfg.runs, rx);
+	/* Every redirected frame was sent by the target or dropped there
+	 * (its ring full, when another thread drains it). */
+	CHECK_EQ(t.wire_tx + t.tx_dropped, rx);
+	CHECK_EQ(t.tx_packets, t.wire_tx);
+	CHECK_EQ(src->xdp_exceptions, 0);
+	if (!threaded)
+		CHECK_EQ(t.tx_dropped, 0);
+	ps = pp_test_stats(pool);
+	CHECK(t.wire_tx > 0);
+	if (getenv("T_VERBOSE"))
+		fprintf(stderr, "redirect iommu %d generic %d threaded %d: sent %llu dropped %llu ring %llu cached %llu\n",
+			iommu, generic, threaded, (unsigned long long)t.wire_tx,
+			(unsigned long long)t.tx_dropped,
+			(unsigned long long)ps.recycle_stats.ring,
+			(unsigned long long)ps.recycle_stats.cached);
+	if (threaded)
+		/* Sent frames came back from the target's thread. */
+		CHECK(ps.recycle_stats.ring > 0);
+	else
+		CHECK_EQ(ps.recycle_stats.ring, 0);
+	netsim_destroy(src);
+	pp_test_wait_freed(2000);
+	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
+	CHECK_EQ(ds.faults, 0);
+	CHECK_EQ(ds.live_mappings, 0);
+	pp_dma_dev_destroy(o.dma_dev);
+}
+
+/* A redirect to a device that is down, or gone, is an exception. */
+static void
+redirect_nowhere(void)
+{
+	struct prog_cfg cfg = { .act = XDP_REDIRECT };
+	struct bpf_prog prog = { .run = test_prog, .priv = &cfg };
+	struct net_device *src = netsim_create(NULL), *down = netsim_create(NULL);
+
+	CHECK(src != NULL && down != NULL);
+	cfg.ifindex = (uint32_t)down->ifindex;
+	CHECK_EQ(dev_open(src), 0);
+	CHECK_EQ(dev_xdp_attach(src, &prog, 0), 0);
+	CHECK_EQ(netsim_wire_rx(src, 0, 10), 10);
+	CHECK_EQ(napi_poll(netsim_napi(src, 0)), 10);
+	CHECK_EQ(src->xdp_exceptions, 10);
+	netsim_destroy(down);
+	CHECK_EQ(netsim_wire_rx(src, 0, 10), 10);
+	CHECK_EQ(napi_poll(netsim_napi(src, 0)), 10);
+	CHECK_EQ(src->xdp_exceptions, 20);
+	CHECK_EQ(bpf_redirect(1, 1), XDP_ABORTED);
+	netsim_destroy(src);
+}
+
 static void *
 poll_elsewhere(void *arg)
 {
@@ -214,6 +363,9 @@ main(void)
 	for (m = 0; m < 8; m++)
 		for (a = 0; a < sizeof(acts) / sizeof(acts[0]); a++)
 			run_case(m & 1, m & 2, m & 4, acts[a]);
+	for (m = 0; m < 8; m++)
+		run_redirect(m & 1, m & 2, m & 4);
+	redirect_nowhere();
 	bad_input();
 	pp_skb_cache_thread_drain();
 	return T_EXIT_PASS;

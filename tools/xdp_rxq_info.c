@@ -373,7 +373,7 @@ main(int argc, char **argv)
 	}
 	if (action == XDP_REDIRECT) {
 		fprintf(stderr,
-			"ERR: XDP_REDIRECT has no targets on netsim yet\n");
+			"ERR: XDP_REDIRECT: the program names no target\n");
 		return EXIT_FAIL_OPTION;
 	}
 	if (action == XDP_TX)

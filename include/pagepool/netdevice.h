@@ -82,6 +82,10 @@ struct net_device_ops {
 				      struct net_device *dev);
 	int (*ndo_bpf)(struct net_device *dev, struct netdev_bpf *bpf);
 	void (*ndo_uninit)(struct net_device *dev);
+	/* Queue @n redirected frames for transmission; return how many were
+	 * taken (the caller frees the rest) or -errno. Any thread. */
+	int (*ndo_xdp_xmit)(struct net_device *dev, int n,
+			    struct xdp_frame **frames, uint32_t flags);
 };
 
 /** struct netdev_rx_queue - the stack's view of an RX queue. */
@@ -183,7 +187,10 @@ PP_API void unregister_netdev(struct net_device *dev);
 /** dev_get_by_name() - the registered device called @name, or NULL. */
 PP_API struct net_device *dev_get_by_name(const char *name);
 
-/** dev_get_by_index() - the registered device @ifindex, or NULL. */
+/**
+ * dev_get_by_index() - the registered device @ifindex, or NULL. A device
+ * must not be unregistered while a program may still redirect to it.
+ */
 PP_API struct net_device *dev_get_by_index(int ifindex);
 
 /**

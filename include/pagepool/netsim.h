@@ -9,8 +9,9 @@
  * freescale/fec_main.c, seed 001's): per queue an RX and a TX descriptor
  * ring holding DMA addresses, a page_pool that fills the RX ring
  * (PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV, XDP_PACKET_HEADROOM in front of
- * every packet), native XDP (DROP, PASS, TX, ABORTED; REDIRECT counts as
- * an exception for now), skbs built over the RX pages with
+ * every packet), native XDP (DROP, PASS, TX, ABORTED, REDIRECT to another
+ * device, whose frames it also transmits: ndo_xdp_xmit), skbs built over
+ * the RX pages with
  * napi_build_skb() and either marked for recycling or released from the
  * pool first (page_pool_release_page(), the seed's other column).
  *

@@ -62,7 +62,12 @@ enum xdp_action {
 #define XDP_FLAGS_MODES		(XDP_FLAGS_SKB_MODE | XDP_FLAGS_DRV_MODE)
 #define XDP_FLAGS_MASK		(XDP_FLAGS_UPDATE_IF_NOEXIST | XDP_FLAGS_MODES)
 
-/* Frames per page_pool bulk return in xdp_return_frame_bulk(). */
+/* ndo_xdp_xmit() flags: ring the doorbell after these frames. */
+#define XDP_XMIT_FLUSH		(1U << 0)
+#define XDP_XMIT_FLAGS_MASK	XDP_XMIT_FLUSH
+
+/* Frames per page_pool bulk return in xdp_return_frame_bulk(), and per
+ * ndo_xdp_xmit() call of a redirect. */
 #define XDP_BULK_QUEUE_SIZE	16
 
 /** enum xdp_mem_type - who gets a frame's memory back. */
@@ -267,6 +272,34 @@ PP_API void xdp_return_frame_rx_napi(struct xdp_frame *xdpf);
 
 /** xdp_return_buff() - give an xdp_buff's memory back (from its NAPI). */
 PP_API void xdp_return_buff(struct xdp_buff *xdp);
+
+/**
+ * bpf_redirect() - the program's helper: redirect this packet to the TX
+ * side of the device @ifindex. Use as "return bpf_redirect(ifindex, 0);".
+ * Return: XDP_REDIRECT; XDP_ABORTED for unknown @flags (none are known).
+ * Context: inside a program (the calling thread's redirect state).
+ */
+PP_API long bpf_redirect(uint32_t ifindex, uint64_t flags);
+
+/**
+ * xdp_do_redirect() - carry out the redirect the program asked for: the
+ * buffer becomes a frame queued for the target device, sent in bulks of
+ * XDP_BULK_QUEUE_SIZE through its ndo_xdp_xmit() and at xdp_do_flush().
+ * Return: 0 (the frame is the target's now); -EINVAL (no redirect was
+ * asked for, or the headroom cannot hold a frame); -ENODEV (no such
+ * device, or it is down, or cannot transmit XDP frames). On error the
+ * caller still owns the buffer (drop it and count an exception).
+ * Context: the RX queue's NAPI thread.
+ */
+PP_API int xdp_do_redirect(struct net_device *dev, struct xdp_buff *xdp,
+			   const struct bpf_prog *prog);
+
+/**
+ * xdp_do_flush() - send every frame redirected by this thread and not yet
+ * sent; the driver calls it at the end of a poll that redirected.
+ * Frames a target does not take are freed and counted in its tx_dropped.
+ */
+PP_API void xdp_do_flush(void);
 
 /** xdp_frame_bulk_init() - start an empty bulk. */
 static inline void

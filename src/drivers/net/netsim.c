@@ -8,7 +8,9 @@
  * RX queue fills the descriptor ring, the poll function syncs each
  * received buffer for the CPU, runs native XDP on it, and either recycles
  * it (XDP_DROP), transmits it from the same page (XDP_TX, returned to the
- * pool at TX completion) or builds an skb over it for the stack. The
+ * pool at TX completion), hands it to another device (XDP_REDIRECT, which
+ * maps and transmits it and returns it from its own thread) or builds an
+ * skb over it for the stack. The
  * device half (the "wire") fills and drains the descriptor rings and
  * touches buffers only through the DMA device layer, so the IOMMU model
  * checks every access.
@@ -47,12 +49,15 @@ struct sim_desc {
 	uint32_t status;
 };
 
-enum sim_tx_type { SIM_TX_NONE, SIM_TX_XDP, SIM_TX_SKB };
+/* XDP_TX frames are our own pool's pages, returned from our NAPI thread;
+ * redirected (NDO) frames come from any device and carry a mapping of
+ * ours. */
+enum sim_tx_type { SIM_TX_NONE, SIM_TX_XDP_TX, SIM_TX_XDP_NDO, SIM_TX_SKB };
 
 struct sim_tx_buf {
 	enum sim_tx_type type;
 	void *ptr;		/* struct xdp_frame or struct sk_buff */
-	dma_addr_t dma;		/* the skb's own mapping */
+	dma_addr_t dma;		/* our mapping of an skb or NDO frame */
 	uint32_t len;
 };
 
@@ -68,6 +73,10 @@ struct sim_queue {
 	unsigned int rx_next;		/* driver */
 	unsigned int hw_rx;		/* device */
 
+	/* The TX ring takes frames from any thread (redirects, generic
+	 * XDP_TX of another device's skb): its producers and the cleaner
+	 * hold tx_lock, as a kernel driver holds its TX queue's lock. */
+	struct pp_spinlock tx_lock;
 	struct sim_desc *tx_ring;
 	struct sim_tx_buf *tx_buf;
 	unsigned int tx_head;		/* driver: next to post */
@@ -287,11 +296,14 @@ sim_xdp_tx(struct sim_priv *p, struct sim_queue *q, struct xdp_buff *xdp)
 	dma_addr_t dma;
 	size_t off;
 
-	if (q->tx_head - q->tx_clean == p->ring_size)
-		return -ENOSPC;
 	xdpf = xdp_convert_buff_to_frame(xdp);
 	if (xdpf == NULL)
 		return -EOVERFLOW;
+	pp_spin_lock(&q->tx_lock);
+	if (q->tx_head - q->tx_clean == p->ring_size) {
+		pp_spin_unlock(&q->tx_lock);
+		return -ENOSPC;
+	}
 	page = compound_head(virt_to_page(xdpf->data));
 	off = (size_t)((unsigned char *)xdpf->data -
 		       (unsigned char *)page_address(page));
@@ -301,18 +313,60 @@ sim_xdp_tx(struct sim_priv *p, struct sim_queue *q, struct xdp_buff *xdp)
 	pp_dma_sync_for_device(p->dma_dev, dma, off, xdpf->len,
 			       DMA_BIDIRECTIONAL);
 	idx = q->tx_head & mask;
-	q->tx_buf[idx] = (struct sim_tx_buf){ SIM_TX_XDP, xdpf, 0, xdpf->len };
+	q->tx_buf[idx] = (struct sim_tx_buf){ SIM_TX_XDP_TX, xdpf, 0,
+					      xdpf->len };
 	q->tx_ring[idx].addr = dma + off;
 	q->tx_ring[idx].len = xdpf->len;
 	/* R9: pairs with acquire A9 in sim_hw_tx(). */
 	pp_store_release(&q->tx_ring[idx].status, SIM_TX_READY);
 	q->tx_head++;
+	pp_spin_unlock(&q->tx_lock);
 	return 0;
+}
+
+/* Redirected frames, from any thread: mapped for our device, posted on
+ * the TX ring of the caller's queue (queue 0 here; one per CPU in the
+ * kernel). */
+static int
+sim_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
+	     uint32_t flags)
+{
+	struct sim_priv *p = netdev_priv(dev);
+	struct sim_queue *q = &p->q[0];
+	unsigned int mask = p->ring_size - 1, idx;
+	int i;
+
+	if (flags & ~XDP_XMIT_FLAGS_MASK)
+		return -EINVAL;
+	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
+		return -ENETDOWN;
+	pp_spin_lock(&q->tx_lock);
+	for (i = 0; i < n; i++) {
+		struct xdp_frame *xdpf = frames[i];
+		dma_addr_t dma;
+
+		if (q->tx_head - q->tx_clean == p->ring_size)
+			break;
+		dma = pp_dma_map(p->dma_dev, xdpf->data, xdpf->len,
+				 DMA_TO_DEVICE, 0);
+		if (pp_dma_mapping_error(p->dma_dev, dma))
+			break;
+		idx = q->tx_head & mask;
+		q->tx_buf[idx] = (struct sim_tx_buf){ SIM_TX_XDP_NDO, xdpf,
+						      dma, xdpf->len };
+		q->tx_ring[idx].addr = dma;
+		q->tx_ring[idx].len = xdpf->len;
+		/* R9: pairs with acquire A9 in sim_hw_tx(). */
+		pp_store_release(&q->tx_ring[idx].status, SIM_TX_READY);
+		q->tx_head++;
+	}
+	pp_spin_unlock(&q->tx_lock);
+	return i;
 }
 
 static void
 sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
-	   struct page *page, unsigned int len)
+	   struct page *page, unsigned int len, bool *redirected)
 {
 	struct net_device *dev = q->dev;
 	unsigned char *va = page_address(page);
@@ -339,7 +393,10 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 			trace_xdp_exception(dev, prog, act);
 			goto drop;
 		case XDP_REDIRECT:
-			/* No redirect targets yet: a failed redirect. */
+			if (xdp_do_redirect(dev, &xdp, prog) == 0) {
+				*redirected = true;
+				return;
+			}
 			trace_xdp_exception(dev, prog, act);
 			goto drop;
 		default:
@@ -377,6 +434,7 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 	const struct bpf_prog *prog = pp_load_acquire(&p->xdp_prog);
 	unsigned int mask = p->ring_size - 1;
 	struct net_device *dev = q->dev;
+	bool redirected = false;
 	int done = 0;
 
 	while (done < budget) {
@@ -403,11 +461,13 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 			if (fresh == NULL)
 				break;	/* unreachable: we just gave one */
 		} else {
-			sim_rx_one(p, q, prog, page, len);
+			sim_rx_one(p, q, prog, page, len, &redirected);
 		}
 		sim_rx_post(q, idx, fresh);
 		q->rx_next++;
 	}
+	if (redirected)
+		xdp_do_flush();
 	return done;
 }
 
@@ -418,7 +478,10 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 {
 	unsigned int mask = p->ring_size - 1;
 	struct net_device *dev = q->dev;
+	struct xdp_frame_bulk bq;
 
+	xdp_frame_bulk_init(&bq);
+	pp_spin_lock(&q->tx_lock);
 	while (q->tx_clean != q->tx_head) {
 		unsigned int idx = q->tx_clean & mask;
 		struct sim_tx_buf *b = &q->tx_buf[idx];
@@ -428,16 +491,28 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 			break;
 		netdev_stat_add(dev->stats.tx_packets, 1);
 		netdev_stat_add(dev->stats.tx_bytes, b->len);
-		if (b->type == SIM_TX_XDP) {
+		switch (b->type) {
+		case SIM_TX_XDP_TX:
 			xdp_return_frame_rx_napi(b->ptr);
-		} else if (b->type == SIM_TX_SKB) {
+			break;
+		case SIM_TX_XDP_NDO:
+			pp_dma_unmap(p->dma_dev, b->dma, b->len, DMA_TO_DEVICE,
+				     0);
+			xdp_return_frame_bulk(b->ptr, &bq);
+			break;
+		case SIM_TX_SKB:
 			pp_dma_unmap(p->dma_dev, b->dma, b->len, DMA_TO_DEVICE,
 				     0);
 			napi_consume_skb(b->ptr, budget);
+			break;
+		case SIM_TX_NONE:
+			break;
 		}
 		b->type = SIM_TX_NONE;
 		q->tx_clean++;
 	}
+	pp_spin_unlock(&q->tx_lock);
+	xdp_flush_frame_bulk(&bq);
 }
 
 static netdev_tx_t
@@ -448,13 +523,19 @@ sim_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	unsigned int mask = p->ring_size - 1, idx, len = skb_headlen(skb);
 	dma_addr_t dma;
 
-	if (q->tx_head - q->tx_clean == p->ring_size)
+	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
 		return NETDEV_TX_BUSY;
 	dma = pp_dma_map(p->dma_dev, skb->data, len, DMA_TO_DEVICE, 0);
 	if (pp_dma_mapping_error(p->dma_dev, dma)) {
-		netdev_stat_add(dev->stats.tx_dropped, 1);
+		pp_fetch_add_relaxed(&dev->stats.tx_dropped, 1);
 		kfree_skb(skb);
 		return NETDEV_TX_OK;
+	}
+	pp_spin_lock(&q->tx_lock);
+	if (q->tx_head - q->tx_clean == p->ring_size) {
+		pp_spin_unlock(&q->tx_lock);
+		pp_dma_unmap(p->dma_dev, dma, len, DMA_TO_DEVICE, 0);
+		return NETDEV_TX_BUSY;
 	}
 	idx = q->tx_head & mask;
 	q->tx_buf[idx] = (struct sim_tx_buf){ SIM_TX_SKB, skb, dma, len };
@@ -463,6 +544,7 @@ sim_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	/* R9: pairs with acquire A9 in sim_hw_tx(). */
 	pp_store_release(&q->tx_ring[idx].status, SIM_TX_READY);
 	q->tx_head++;
+	pp_spin_unlock(&q->tx_lock);
 	return NETDEV_TX_OK;
 }
 
@@ -530,6 +612,7 @@ sim_queue_alloc(struct sim_priv *p, struct sim_queue *q)
 
 	q->rx_next = q->hw_rx = 0;
 	q->tx_head = q->tx_clean = q->hw_tx = 0;
+	pp_spin_lock_init(&q->tx_lock);
 	q->pool = page_pool_create(&pp);
 	if (q->pool == NULL)
 		return -errno;
@@ -618,6 +701,7 @@ static const struct net_device_ops sim_netdev_ops = {
 	.ndo_start_xmit = sim_start_xmit,
 	.ndo_bpf = sim_bpf,
 	.ndo_uninit = sim_uninit,
+	.ndo_xdp_xmit = sim_xdp_xmit,
 };
 
 struct net_device *

@@ -33,6 +33,15 @@
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct net_device *dev_list;
 static int ifindex_next = 2;
+static unsigned long dev_gen = 1;
+
+unsigned long
+_pp_dev_gen(void)
+{
+	/* A13: pairs with release R13 in register/unregister: a thread that
+	 * sees the new generation sees the registry change. */
+	return pp_load_acquire(&dev_gen);
+}
 
 struct net_device *
 alloc_netdev_mqs(int sizeof_priv, const char *name,
@@ -146,6 +155,8 @@ register_netdev(struct net_device *dev)
 	dev->ifindex = ifindex_next++;
 	dev->registry_next = dev_list;
 	dev_list = dev;
+	/* R13: pairs with acquire A13 in _pp_dev_gen(). */
+	pp_store_release(&dev_gen, dev_gen + 1);
 out:
 	pthread_mutex_unlock(&dev_lock);
 	if (ret == 0)
@@ -172,6 +183,8 @@ unregister_netdev(struct net_device *dev)
 			break;
 		}
 	}
+	/* R13: pairs with acquire A13 in _pp_dev_gen(). */
+	pp_store_release(&dev_gen, dev_gen + 1);
 	pthread_mutex_unlock(&dev_lock);
 	for (q = 0; q < dev->num_rx_queues; q++)
 		xdp_rxq_info_unreg(&dev->_rx[q].xdp_rxq);
@@ -225,7 +238,9 @@ dev_open(struct net_device *dev)
 		dev->owner = 0;
 		return ret;
 	}
-	dev->flags |= IFF_UP;
+	/* R14: pairs with the relaxed checks of other threads (redirects,
+	 * transmits), which only decide whether to try. */
+	pp_store_release(&dev->flags, dev->flags | IFF_UP);
 	return 0;
 }
 
@@ -234,9 +249,11 @@ dev_close(struct net_device *dev)
 {
 	if (dev == NULL || !(dev->flags & IFF_UP))
 		return;
+	/* Down first, so redirects and transmits stop trying; the caller
+	 * makes sure none is still running (the kernel waits for RCU). */
+	pp_store_relaxed(&dev->flags, dev->flags & ~IFF_UP);
 	if (dev->netdev_ops != NULL && dev->netdev_ops->ndo_stop != NULL)
 		dev->netdev_ops->ndo_stop(dev);
-	dev->flags &= ~IFF_UP;
 	dev->owner = 0;
 }
 
@@ -397,15 +414,16 @@ run_generic_xdp(struct sk_buff *skb, const struct bpf_prog *prog)
 	return act;
 }
 
-static void
-generic_xdp_tx(struct sk_buff *skb, const struct bpf_prog *prog)
+void
+_pp_generic_xdp_tx(struct sk_buff *skb, const struct bpf_prog *prog)
 {
 	struct net_device *dev = skb->dev;
 
 	if (dev->netdev_ops == NULL || dev->netdev_ops->ndo_start_xmit == NULL ||
 	    dev->netdev_ops->ndo_start_xmit(skb, dev) != NETDEV_TX_OK) {
 		trace_xdp_exception(dev, prog, XDP_TX);
-		netdev_stat_add(dev->stats.tx_dropped, 1);
+		/* Any thread (a redirect's target is not ours): atomic. */
+		pp_fetch_add_relaxed(&dev->stats.tx_dropped, 1);
 		kfree_skb(skb);
 	}
 }
@@ -442,12 +460,13 @@ do_xdp_generic(const struct bpf_prog *prog, struct sk_buff **pskb)
 	case XDP_PASS:
 		return XDP_PASS;
 	case XDP_TX:
-		generic_xdp_tx(skb, prog);
+		_pp_generic_xdp_tx(skb, prog);
 		return XDP_DROP;
 	case XDP_REDIRECT:
-		/* No redirect targets yet: the kernel's failed redirect. */
-		trace_xdp_exception(skb->dev, prog, act);
-		kfree_skb(skb);
+		if (_pp_xdp_generic_redirect(skb, prog) != 0) {
+			trace_xdp_exception(skb->dev, prog, act);
+			kfree_skb(skb);
+		}
 		return XDP_DROP;
 	default:
 		bpf_warn_invalid_xdp_action(skb->dev, prog, act);

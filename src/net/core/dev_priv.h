@@ -16,4 +16,15 @@
 #define netdev_stat_add(field, v)                                            \
 	pp_store_relaxed(&(field), pp_load_relaxed(&(field)) + (v))
 
+/*
+ * The registry's generation: changes at every register and unregister, so
+ * a thread may cache an ifindex lookup and trust it while the generation
+ * is unchanged.
+ */
+unsigned long _pp_dev_gen(void);
+
+/* Redirect of an skb by generic XDP (dev.c's generic_xdp_tx()). */
+int _pp_xdp_generic_redirect(struct sk_buff *skb, const struct bpf_prog *prog);
+void _pp_generic_xdp_tx(struct sk_buff *skb, const struct bpf_prog *prog);
+
 #endif /* PAGEPOOL_DEV_PRIV_H */

@@ -17,6 +17,15 @@
  * Programs are C functions (see xdp.h); bpf_prog_run_xdp() is the
  * boundary where the kernel's verifier would have guaranteed that the
  * packet bounds stay inside the buffer, so it checks them after the run.
+ *
+ * Redirect. bpf_redirect() records the target in the calling thread's
+ * redirect state; xdp_do_redirect() turns the buffer into a frame and
+ * queues it per target device, and the queue goes to the target's
+ * ndo_xdp_xmit() when it holds XDP_BULK_QUEUE_SIZE frames or at
+ * xdp_do_flush(), the end of the poll. The target transmits the frame and
+ * returns it with xdp_return_frame() from its own thread, so pages come
+ * back to the source's pool through the ring when the devices are polled
+ * by different threads.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -318,4 +327,153 @@ trace_xdp_exception(struct net_device *dev, const struct bpf_prog *prog,
 		/* Any thread (the RX and TX paths of different queues):
 		 * an atomic add, read with relaxed loads. */
 		pp_fetch_add_relaxed(&dev->xdp_exceptions, 1);
+}
+
+/* ---- Redirect ---------------------------------------------------------- */
+
+/*
+ * What bpf_redirect() asked for, and the frames queued per target device
+ * until xdp_do_flush(): per thread, as the kernel keeps them per CPU
+ * (bpf_redirect_info, the devmap's xdp_dev_bulk_queue). A poll redirects
+ * to a handful of devices at most.
+ */
+#define XDP_REDIRECT_TARGETS 8
+
+struct xdp_dev_bulk_queue {
+	struct net_device *dev;
+	unsigned int count;
+	struct xdp_frame *q[XDP_BULK_QUEUE_SIZE];
+};
+
+struct bpf_redirect_info {
+	uint32_t tgt_index;
+	bool pending;
+	/* The last lookup, valid while the registry generation holds. */
+	unsigned long cache_gen;
+	int cache_ifindex;
+	struct net_device *cache_dev;
+	unsigned int nbq;
+	struct xdp_dev_bulk_queue bq[XDP_REDIRECT_TARGETS];
+};
+
+static __thread struct bpf_redirect_info redirect_info;
+
+long
+bpf_redirect(uint32_t ifindex, uint64_t flags)
+{
+	struct bpf_redirect_info *ri = &redirect_info;
+
+	if (flags != 0)
+		return XDP_ABORTED;
+	ri->tgt_index = ifindex;
+	ri->pending = true;
+	return XDP_REDIRECT;
+}
+
+/* The device the pending redirect names, if it can take XDP frames. */
+static struct net_device *
+redirect_target(struct bpf_redirect_info *ri)
+{
+	unsigned long gen = _pp_dev_gen();
+	struct net_device *dev;
+
+	if (!ri->pending)
+		return NULL;
+	ri->pending = false;
+	if (ri->cache_gen == gen && ri->cache_ifindex == (int)ri->tgt_index) {
+		dev = ri->cache_dev;
+	} else {
+		dev = dev_get_by_index((int)ri->tgt_index);
+		ri->cache_gen = gen;
+		ri->cache_ifindex = (int)ri->tgt_index;
+		ri->cache_dev = dev;
+	}
+	if (dev == NULL || !(pp_load_relaxed(&dev->flags) & IFF_UP))
+		return NULL;
+	return dev;
+}
+
+static void
+bq_xmit_all(struct xdp_dev_bulk_queue *bq)
+{
+	struct net_device *dev = bq->dev;
+	int sent, i;
+
+	if (bq->count == 0)
+		return;
+	sent = dev->netdev_ops->ndo_xdp_xmit(dev, (int)bq->count, bq->q,
+					     XDP_XMIT_FLUSH);
+	if (sent < 0)
+		sent = 0;
+	/* What the target did not take goes back from here, the source's
+	 * NAPI thread, as the kernel's bq_xmit_all() does. */
+	for (i = sent; i < (int)bq->count; i++)
+		xdp_return_frame_rx_napi(bq->q[i]);
+	if (sent < (int)bq->count)
+		pp_fetch_add_relaxed(&dev->stats.tx_dropped,
+				     (uint64_t)((int)bq->count - sent));
+	bq->count = 0;
+}
+
+void
+xdp_do_flush(void)
+{
+	struct bpf_redirect_info *ri = &redirect_info;
+	unsigned int i;
+
+	for (i = 0; i < ri->nbq; i++)
+		bq_xmit_all(&ri->bq[i]);
+	ri->nbq = 0;
+}
+
+int
+xdp_do_redirect(struct net_device *dev, struct xdp_buff *xdp,
+		const struct bpf_prog *prog)
+{
+	struct bpf_redirect_info *ri = &redirect_info;
+	struct xdp_dev_bulk_queue *bq = NULL;
+	struct xdp_frame *xdpf;
+	struct net_device *tgt;
+	unsigned int i;
+
+	(void)dev;
+	(void)prog;
+	tgt = redirect_target(ri);
+	if (tgt == NULL || tgt->netdev_ops == NULL ||
+	    tgt->netdev_ops->ndo_xdp_xmit == NULL)
+		return -ENODEV;
+	for (i = 0; i < ri->nbq; i++) {
+		if (ri->bq[i].dev == tgt) {
+			bq = &ri->bq[i];
+			break;
+		}
+	}
+	if (bq == NULL) {
+		if (ri->nbq == XDP_REDIRECT_TARGETS)
+			xdp_do_flush();
+		bq = &ri->bq[ri->nbq++];
+		bq->dev = tgt;
+		bq->count = 0;
+	}
+	xdpf = xdp_convert_buff_to_frame(xdp);
+	if (xdpf == NULL)
+		return -EINVAL;
+	if (bq->count == XDP_BULK_QUEUE_SIZE)
+		bq_xmit_all(bq);
+	bq->q[bq->count++] = xdpf;
+	return 0;
+}
+
+int
+_pp_xdp_generic_redirect(struct sk_buff *skb, const struct bpf_prog *prog)
+{
+	struct net_device *tgt = redirect_target(&redirect_info);
+
+	if (tgt == NULL)
+		return -ENODEV;
+	/* The kernel's generic redirect to a device: transmit the skb
+	 * there, past the qdisc. */
+	skb->dev = tgt;
+	_pp_generic_xdp_tx(skb, prog);
+	return 0;
 }
