@@ -59,6 +59,8 @@ for mode in "" "-S"; do
 done
 expect_ok XDP_DROP swapmac --swapmac -S --no-recycle --size 1514 --flows 64
 expect_ok XDP_DROP no_touch --force -S --no-separators
+expect_ok XDP_DROP read --read --wire thread
+expect_ok XDP_TX swapmac -S --wire thread --iommu
 
 out=$("$tool" --dev sim0 --act XDP_DROP -s 1 --duration 1 -z 2>&1)
 if grep -q ',' <<<"$out"; then
@@ -72,6 +74,7 @@ expect_usage_error "ERR: required option --dev missing" --act XDP_DROP
 expect_usage_error "frame size 9000" --dev sim0 --size 9000 --duration 1
 expect_usage_error "sec" --dev sim0 --sec 0
 expect_usage_error "XDP_REDIRECT" --dev sim0 --act XDP_REDIRECT
+expect_usage_error "ERR: --wire" --dev sim0 --wire elsewhere
 
 [ "$fail" -eq 0 ] && echo "PASS: xdp_rxq_info"
 exit "$fail"

@@ -21,7 +21,8 @@
  * --no-recycle (release pages from the pool before the skb is built: the
  * seed's page_pool_release_page column), --duration, --iommu (the IOMMU
  * model instead of the identity DMA device), --size and --flows (the
- * wire's frames).
+ * wire's frames), --wire thread (the wire on its own thread, the NIC
+ * working while the CPU polls).
  *
  * At exit the device is destroyed and the tool checks that every page came
  * back (the queue's page_pool is freed at once), that the DMA device saw
@@ -128,6 +129,8 @@ usage(const char *prog)
 	       " --iommu               DMA through the IOMMU model\n"
 	       " --size BYTES          frame size on the wire (64)\n"
 	       " --flows N             UDP flows on the wire (1)\n"
+	       " --wire inline|thread  the wire in the polling thread (inline,\n"
+	       "                       the default) or on its own thread\n"
 	       " --help, -h            this text\n\n", prog);
 }
 
@@ -276,6 +279,7 @@ main(int argc, char **argv)
 		{ "iommu", no_argument, NULL, 'I' },
 		{ "size", required_argument, NULL, 'L' },
 		{ "flows", required_argument, NULL, 'f' },
+		{ "wire", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -292,7 +296,7 @@ main(int argc, char **argv)
 	struct device *dmadev;
 	unsigned int interval = 2, duration = 0, want = 0, ndev = 0, i;
 	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST, options = NO_TOUCH;
-	bool sep = true, iommu = false, watching = false;
+	bool sep = true, iommu = false, watching = false, wire_thread = false;
 	double t0, tlast, t;
 	uint64_t iter = 0, rx, sent;
 	int opt, action, ret, rc = EXIT_OK;
@@ -346,6 +350,15 @@ main(int argc, char **argv)
 		case 'f':
 			nopts.flows = (unsigned int)pp_tool_parse_num(
 				prog_name, "--flows", optarg, 1, 65536);
+			break;
+		case 'W':
+			if (strcmp(optarg, "thread") == 0) {
+				wire_thread = true;
+			} else if (strcmp(optarg, "inline") != 0) {
+				fprintf(stderr,
+					"ERR: --wire must be inline or thread\n");
+				return EXIT_FAIL_OPTION;
+			}
 			break;
 		case 'h':
 			usage(prog_name);
@@ -458,10 +471,22 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 
 	napi = netsim_napi(dev, 0);
+	if (wire_thread) {
+		ret = netsim_wire_start(dev, 0, 0);
+		if (ret != 0) {
+			fprintf(stderr, "ERR: wire thread: %s\n", strerror(-ret));
+			rc = EXIT_FAIL;
+			goto out_free;
+		}
+	}
 	t0 = tlast = now_s();
 	while (!stop) {
-		netsim_wire_rx(dev, 0, NAPI_POLL_WEIGHT);
-		napi_poll(napi);
+		if (!wire_thread)
+			netsim_wire_rx(dev, 0, NAPI_POLL_WEIGHT);
+		/* An idle poll with the wire elsewhere: the NAPI would wait
+		 * for an interrupt; give the wire the CPU if it shares it. */
+		if (napi_poll(napi) == 0 && wire_thread)
+			sched_yield();
 		if ((++iter & 255) != 0)
 			continue;
 		t = now_s();
@@ -480,6 +505,12 @@ main(int argc, char **argv)
 	if (stop)
 		printf("\nInterrupted: Removing XDP program on ifindex:%d device:%s\n",
 		       dev->ifindex, dev->name);
+	if (wire_thread) {
+		netsim_wire_stop(dev, 0);
+		/* What the wire wrote before it stopped. */
+		while (napi_poll(napi) > 0)
+			;
+	}
 	dev_xdp_attach(dev, NULL, xdp_flags & XDP_FLAGS_MODES);
 	/* The device sends what XDP_TX posted; the driver completes it. */
 	netsim_wire_rx(dev, 0, 0);

@@ -25,6 +25,8 @@
  * transmits what the driver posted on the TX rings and writes up to @max
  * Ethernet/IPv4/UDP frames into posted RX buffers, flows taking turns. A
  * frame that finds no posted buffer is counted as rx_missed_errors.
+ * netsim_wire_start() runs the wire on its own thread instead (the
+ * realistic case: the NIC works while the CPU polls).
  */
 #ifndef PAGEPOOL_NETSIM_H
 #define PAGEPOOL_NETSIM_H
@@ -86,7 +88,8 @@ PP_API void netsim_destroy(struct net_device *dev);
  * netsim_wire_set() - the wire's frame size and flow count from now on.
  * Return: 0; -EINVAL (not a netsim device, flows 0 or above 65536,
  * @frame_len below ETH_ZLEN); -EMSGSIZE (@frame_len larger than the RX
- * buffer, SKB_WITH_OVERHEAD(PAGE_SIZE) - XDP_PACKET_HEADROOM).
+ * buffer, SKB_WITH_OVERHEAD(PAGE_SIZE) - XDP_PACKET_HEADROOM); -EBUSY (a
+ * wire thread runs).
  */
 PP_API int netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 			   unsigned int flows);
@@ -94,11 +97,32 @@ PP_API int netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 /**
  * netsim_wire_rx() - the device's work on queue @queue: transmit what is
  * posted on its TX ring, then receive up to @max frames.
- * Return: frames received into posted buffers (>= 0); -EINVAL; -ENETDOWN.
+ * Return: frames received into posted buffers (>= 0); -EINVAL; -ENETDOWN;
+ * -EBUSY (a wire thread runs on the queue).
  * Context: the device's NAPI thread (inline wire).
  */
 PP_API int netsim_wire_rx(struct net_device *dev, unsigned int queue,
 			  unsigned int max);
+
+/**
+ * netsim_wire_start() - run the wire of queue @queue on its own thread:
+ * it transmits what is posted on the TX ring and writes frames into RX
+ * buffers as the driver posts them, waiting for buffers rather than
+ * losing frames, until netsim_wire_stop() or @count frames (0: no limit).
+ * The NAPI thread keeps polling meanwhile.
+ * Return: 0; -EINVAL; -ENETDOWN; -EBUSY (already running); -EAGAIN.
+ * Context: the device's NAPI thread. While it runs, netsim_wire_rx() on
+ * the queue returns -EBUSY.
+ */
+PP_API int netsim_wire_start(struct net_device *dev, unsigned int queue,
+			     uint64_t count);
+
+/**
+ * netsim_wire_stop() - stop and join the wire thread of @queue (closing
+ * the device does it too). Frames it wrote are still to be polled.
+ * Return: 0; -EINVAL; -ENOENT (not running).
+ */
+PP_API int netsim_wire_stop(struct net_device *dev, unsigned int queue);
 
 /** netsim_get_stats() - the wire's counters. Return: 0 or -EINVAL. */
 PP_API int netsim_get_stats(const struct net_device *dev,

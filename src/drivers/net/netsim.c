@@ -19,11 +19,14 @@
  * descriptor by storing its status with release semantics after writing
  * the address, the device takes it with an acquire load, and the other
  * way round for completions (R8/A8 and R9/A9 below). With the inline wire
- * both halves run in the NAPI thread, so the pairs cost nothing; they keep
- * the protocol right for a wire on its own thread.
+ * both halves run in the NAPI thread, so the pairs cost nothing; with the
+ * wire on its own thread (netsim_wire_start()) they are the whole
+ * protocol between the two.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +87,11 @@ struct sim_queue {
 	unsigned int hw_tx;		/* device */
 
 	unsigned int flow;		/* the wire's next flow */
+	/* The wire on its own thread (netsim_wire_start()). */
+	pthread_t wire_thread;
+	int wire_running;		/* owner's view: a thread exists */
+	int wire_stop;
+	uint64_t wire_count;
 	unsigned char frame[SIM_BUF_LEN];
 	unsigned char txbuf[SIM_BUF_LEN];
 };
@@ -166,10 +174,15 @@ netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 {
 	struct sim_priv *p = sim_priv_of(dev);
 
+	unsigned int i;
+
 	if (p == NULL || flows == 0 || flows > 65536 || frame_len < ETH_ZLEN)
 		return -EINVAL;
 	if (frame_len > SIM_BUF_LEN)
 		return -EMSGSIZE;
+	for (i = 0; i < p->nq; i++)
+		if (p->q[i].wire_running)
+			return -EBUSY;
 	p->frame_len = frame_len;
 	p->flows = flows;
 	sim_build_frames(dev, p);
@@ -199,30 +212,30 @@ sim_hw_tx(struct sim_priv *p, struct sim_queue *q)
 	}
 }
 
-int
-netsim_wire_rx(struct net_device *dev, unsigned int queue, unsigned int max)
+/*
+ * Receive up to @max frames into posted buffers. @overrun: a frame that
+ * finds no buffer is lost (counted missed), as on a wire that does not
+ * wait; otherwise the wire waits for buffers and stops early.
+ */
+static unsigned int
+sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
+	      unsigned int max, bool overrun)
 {
-	struct sim_priv *p = sim_priv_of(dev);
-	struct sim_queue *q;
-	unsigned int mask, n, got = 0;
+	unsigned int mask = p->ring_size - 1, n, got = 0;
 
-	if (p == NULL || queue >= p->nq)
-		return -EINVAL;
-	if (!(dev->flags & IFF_UP))
-		return -ENETDOWN;
-	q = &p->q[queue];
-	mask = p->ring_size - 1;
-	sim_hw_tx(p, q);
 	for (n = 0; n < max; n++) {
 		struct sim_desc *d = &q->rx_ring[q->hw_rx & mask];
 		uint16_t port;
 
-		netdev_stat_add(p->stats.wire_sent, 1);
 		/* A8: pairs with release R8 in sim_rx_post(). */
 		if (!(pp_load_acquire(&d->status) & SIM_RX_EMPTY)) {
+			if (!overrun)
+				break;
+			netdev_stat_add(p->stats.wire_sent, 1);
 			netdev_stat_add(dev->stats.rx_missed_errors, 1);
 			continue;
 		}
+		netdev_stat_add(p->stats.wire_sent, 1);
 		if (p->flows > 1) {
 			port = htons((uint16_t)(1024 + q->flow));
 			memcpy(q->frame + ETH_HLEN + 20 + 2, &port, 2);
@@ -240,7 +253,95 @@ netsim_wire_rx(struct net_device *dev, unsigned int queue, unsigned int max)
 		q->hw_rx++;
 		got++;
 	}
-	return (int)got;
+	return got;
+}
+
+int
+netsim_wire_rx(struct net_device *dev, unsigned int queue, unsigned int max)
+{
+	struct sim_priv *p = sim_priv_of(dev);
+	struct sim_queue *q;
+
+	if (p == NULL || queue >= p->nq)
+		return -EINVAL;
+	if (!(dev->flags & IFF_UP))
+		return -ENETDOWN;
+	q = &p->q[queue];
+	if (q->wire_running)
+		return -EBUSY;
+	sim_hw_tx(p, q);
+	return (int)sim_wire_fill(dev, p, q, max, true);
+}
+
+static void *
+sim_wire_thread(void *arg)
+{
+	struct sim_queue *q = arg;
+	struct sim_priv *p = netdev_priv(q->dev);
+	uint64_t sent = 0;
+	unsigned int idle = 0, n, max;
+
+	/* A15: pairs with release R15 in netsim_wire_stop(). */
+	while (!pp_load_acquire(&q->wire_stop)) {
+		sim_hw_tx(p, q);
+		max = NAPI_POLL_WEIGHT;
+		if (q->wire_count != 0) {
+			if (sent == q->wire_count) {
+				sched_yield();
+				continue;
+			}
+			if (q->wire_count - sent < max)
+				max = (unsigned int)(q->wire_count - sent);
+		}
+		n = sim_wire_fill(q->dev, p, q, max, false);
+		sent += n;
+		/* No posted buffer: the receiver is behind; let it run if it
+		 * shares our CPU. */
+		if (n == 0 && ++idle == 64) {
+			idle = 0;
+			sched_yield();
+		}
+	}
+	return NULL;
+}
+
+int
+netsim_wire_start(struct net_device *dev, unsigned int queue, uint64_t count)
+{
+	struct sim_priv *p = sim_priv_of(dev);
+	struct sim_queue *q;
+
+	if (p == NULL || queue >= p->nq)
+		return -EINVAL;
+	if (!(dev->flags & IFF_UP))
+		return -ENETDOWN;
+	q = &p->q[queue];
+	if (q->wire_running)
+		return -EBUSY;
+	q->wire_stop = 0;
+	q->wire_count = count;
+	if (pthread_create(&q->wire_thread, NULL, sim_wire_thread, q) != 0)
+		return -EAGAIN;
+	q->wire_running = 1;
+	return 0;
+}
+
+int
+netsim_wire_stop(struct net_device *dev, unsigned int queue)
+{
+	struct sim_priv *p = sim_priv_of(dev);
+	struct sim_queue *q;
+
+	if (p == NULL || queue >= p->nq)
+		return -EINVAL;
+	q = &p->q[queue];
+	if (!q->wire_running)
+		return -ENOENT;
+	/* R15: pairs with acquire A15 in sim_wire_thread(). */
+	pp_store_release(&q->wire_stop, 1);
+	pthread_join(q->wire_thread, NULL);
+	q->wire_running = 0;
+	return 0;
 }
 
 int
@@ -569,6 +670,9 @@ static void
 sim_queue_free(struct sim_priv *p, struct sim_queue *q)
 {
 	unsigned int i;
+
+	if (q->wire_running)
+		netsim_wire_stop(q->dev, q->index);
 
 	/* The device sends what is posted; then every TX buffer is done. */
 	if (q->tx_ring != NULL) {
