@@ -7,7 +7,8 @@
  * native and generic mode, pages recycled or released, with the identity
  * DMA device and the IOMMU model; REDIRECT from sim0 to sim1 with both
  * polled by one thread (pages come back directly) and by two (pages come
- * back through the pool's ring). Frames are counted from the
+ * back through the pool's ring), and into a CPU map whose thread builds
+ * the skbs; the wire on its own thread. Frames are counted from the
  * wire to where they end (sent = received; received = dropped + passed to
  * the stack + transmitted + exceptions), the DMA layer sees no fault and
  * no mapping left, and each queue's page_pool is freed at once when the
@@ -30,6 +31,8 @@
 struct prog_cfg {
 	uint32_t act;
 	uint32_t ifindex;	/* XDP_REDIRECT target, or 0 */
+	struct bpf_cpu_map *cpumap;	/* or this map's entry cpu */
+	uint32_t cpu;
 	uint64_t runs;
 };
 
@@ -42,6 +45,8 @@ test_prog(struct xdp_md *ctx, void *priv)
 	cfg->runs++;
 	if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
 		return XDP_ABORTED;
+	if (cfg->act == XDP_REDIRECT && cfg->cpumap != NULL)
+		return (uint32_t)bpf_redirect_map(cfg->cpumap, cfg->cpu, 0);
 	if (cfg->act == XDP_REDIRECT && cfg->ifindex != 0)
 		return (uint32_t)bpf_redirect(cfg->ifindex, 0);
 	if (cfg->act == XDP_TX) {
@@ -334,6 +339,95 @@ run_wire_thread(bool iommu, bool generic, uint32_t act)
 	pp_dma_dev_destroy(o.dma_dev);
 }
 
+/*
+ * XDP_REDIRECT into a CPU map: the entry's thread builds skbs from the
+ * frames and the stack frees them there, so every page comes back to
+ * the pool through its ring. Frames refused by a full entry ring are
+ * counted dropped; nothing else is lost.
+ */
+static void
+run_cpumap(bool iommu, bool generic)
+{
+	struct prog_cfg cfg = { .act = XDP_REDIRECT, .cpu = 1 };
+	struct bpf_prog prog = { .run = test_prog, .priv = &cfg };
+	struct netsim_opts o = { .sz = sizeof(o), .flows = 3 };
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+	struct cpu_map_stats cs;
+	struct page_pool_stats ps;
+	struct net_device *dev;
+	uint64_t i, rx, rounds = (uint64_t)t_scale(200);
+
+	cfg.cpumap = cpu_map_create(4);
+	CHECK(cfg.cpumap != NULL);
+	CHECK_EQ(cpu_map_update_elem(cfg.cpumap, 1, 512), 0);
+	CHECK_EQ(cpu_map_update_elem(cfg.cpumap, 1, 512), -EEXIST);
+	o.dma_dev = iommu ? pp_iommu_create(NULL) : pp_dma_identity_create(NULL);
+	dev = netsim_create(&o);
+	CHECK(dev != NULL);
+	CHECK_EQ(dev_open(dev), 0);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, generic ? XDP_FLAGS_SKB_MODE : 0),
+		 0);
+	pp_test_watch_free(netsim_page_pool(dev, 0));
+	for (i = 0; i < rounds; i++) {
+		CHECK_EQ(netsim_wire_rx(dev, 0, 64), 64);
+		CHECK_EQ(napi_poll(netsim_napi(dev, 0)), 64);
+		if (i % 4 == 3)
+			sched_yield();
+	}
+	rx = dev->stats.rx_packets;
+	CHECK_EQ(cfg.runs, rx);
+	if (generic) {
+		/* Generic XDP redirects to devices only. */
+		CHECK_EQ(dev->xdp_exceptions, rx);
+		CHECK_EQ(cpu_map_get_stats(cfg.cpumap, 1, &cs), 0);
+		CHECK_EQ(cs.enqueued + cs.dropped, 0);
+		cpu_map_destroy(cfg.cpumap);
+	} else {
+		CHECK_EQ(dev->xdp_exceptions, 0);
+		/* Deleting the entry lets its thread finish the queue. */
+		CHECK_EQ(cpu_map_get_stats(cfg.cpumap, 1, &cs), 0);
+		CHECK_EQ(cs.enqueued + cs.dropped, rx);
+		CHECK_EQ(cpu_map_delete_elem(cfg.cpumap, 1), 0);
+		CHECK_EQ(cpu_map_delete_elem(cfg.cpumap, 1), -ENOENT);
+		CHECK_EQ(dev->stack.udp, cs.enqueued);
+		CHECK(cs.enqueued > 0);
+		cpu_map_destroy(cfg.cpumap);
+		ps = pp_test_stats(netsim_page_pool(dev, 0));
+		/* Every delivered page came back through the ring. */
+		CHECK(ps.recycle_stats.ring + ps.recycle_stats.ring_full >=
+		      cs.enqueued);
+	}
+	netsim_destroy(dev);
+	pp_test_wait_freed(2000);
+	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
+	CHECK_EQ(ds.faults, 0);
+	CHECK_EQ(ds.live_mappings, 0);
+	pp_dma_dev_destroy(o.dma_dev);
+}
+
+static void
+cpumap_badinput(void)
+{
+	struct bpf_cpu_map *map;
+	struct cpu_map_stats cs;
+
+	errno = 0;
+	CHECK(cpu_map_create(0) == NULL && errno == EINVAL);
+	CHECK(cpu_map_create(100000) == NULL && errno == EINVAL);
+	map = cpu_map_create(2);
+	CHECK(map != NULL);
+	CHECK_EQ(cpu_map_update_elem(map, 2, 64), -EINVAL);
+	CHECK_EQ(cpu_map_update_elem(map, 0, 0), -EINVAL);
+	CHECK_EQ(cpu_map_update_elem(NULL, 0, 64), -EINVAL);
+	CHECK_EQ(cpu_map_get_stats(map, 0, &cs), -ENOENT);
+	CHECK_EQ(cpu_map_delete_elem(map, 0), -ENOENT);
+	CHECK_EQ(bpf_redirect_map(NULL, 0, 0), XDP_ABORTED);
+	CHECK_EQ(bpf_redirect_map(map, 0, 4), XDP_ABORTED);
+	CHECK(xdp_build_skb_from_frame(NULL, NULL) == NULL);
+	cpu_map_destroy(map);
+	cpu_map_destroy(NULL);
+}
+
 /* A redirect to a device that is down, or gone, is an exception. */
 static void
 redirect_nowhere(void)
@@ -436,6 +530,9 @@ main(void)
 		run_wire_thread(m & 1, m & 2, XDP_PASS);
 		run_wire_thread(m & 1, m & 2, XDP_TX);
 	}
+	for (m = 0; m < 4; m++)
+		run_cpumap(m & 1, m & 2);
+	cpumap_badinput();
 	redirect_nowhere();
 	bad_input();
 	pp_skb_cache_thread_drain();

@@ -144,7 +144,7 @@ for f in "$tmp"/man1/* "$tmp"/man3/* "$tmp"/man7/*; do
 		virt_to_page.*|compound_*|PageTail.*|set_page_*|\
 		clear_page_*|napi_*|dma_*|DMA_*|skb_*|build_skb.*|kfree_skb.*|\
 		consume_skb.*|pskb_*|alloc_skb.*|xdp_*|XDP_*|bpf_*|netif_*|\
-		netsim_*|dev_*|alloc_netdev*|eth_*|xdp2.1|__GFP_*|MAX_PAGE_ORDER.*|\
+		netsim_*|dev_*|alloc_netdev*|eth_*|xdp2.1|cpu_map_*|__GFP_*|MAX_PAGE_ORDER.*|\
 		NR_PAGE_ORDERS.*|NUMA_NO_NODE.*)
 			have_page "${ref%.*}" "${ref##*.}" ||
 				fail "$rel: refers to missing page $ref"

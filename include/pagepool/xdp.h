@@ -39,6 +39,7 @@ extern "C" {
 
 struct net_device;
 struct page_pool;
+struct sk_buff;
 
 /** enum xdp_action - a program's verdict. */
 enum xdp_action {
@@ -300,6 +301,75 @@ PP_API int xdp_do_redirect(struct net_device *dev, struct xdp_buff *xdp,
  * Frames a target does not take are freed and counted in its tx_dropped.
  */
 PP_API void xdp_do_flush(void);
+
+/*
+ * ---- CPU maps (the kernel's BPF_MAP_TYPE_CPUMAP) --------------------------
+ *
+ * An entry per "CPU": a ptr_ring of frames and a consumer thread that
+ * builds an skb from each frame (xdp_build_skb_from_frame()) and hands it
+ * to the stack of the frame's ingress device. The skb is freed on that
+ * thread, so page_pool pages go back to their pool through its ring.
+ */
+
+/* Frames per enqueue into an entry's ring, and per consumer batch. */
+#define CPU_MAP_BULK_SIZE	8
+
+struct bpf_cpu_map;
+
+/** struct cpu_map_stats - counters of one CPU map entry. */
+struct cpu_map_stats {
+	uint64_t enqueued;	/* frames put into the ring */
+	uint64_t dropped;	/* frames refused: ring full */
+	uint64_t processed;	/* frames the consumer turned into skbs */
+	uint64_t skb_errors;	/* frames the consumer could not build */
+};
+
+/**
+ * cpu_map_create() - a CPU map with room for @max_entries entries (keys
+ * 0 .. max_entries - 1, at most 256).
+ * Return: the map; NULL with errno EINVAL or ENOMEM.
+ */
+PP_API struct bpf_cpu_map *cpu_map_create(unsigned int max_entries);
+
+/**
+ * cpu_map_update_elem() - create entry @key: a ring of @qsize frames
+ * (1..16384) and its consumer thread, pinned to CPU @key when that CPU
+ * exists and is allowed.
+ * Return: 0; -EINVAL; -EEXIST (entry exists); -ENOMEM; -EAGAIN.
+ * Context: any thread, while no producer redirects to @key.
+ */
+PP_API int cpu_map_update_elem(struct bpf_cpu_map *map, uint32_t key,
+			       uint32_t qsize);
+
+/**
+ * cpu_map_delete_elem() - stop entry @key: its consumer processes what is
+ * queued, then exits. Return: 0; -EINVAL; -ENOENT.
+ * Context: once no producer redirects to @key any more.
+ */
+PP_API int cpu_map_delete_elem(struct bpf_cpu_map *map, uint32_t key);
+
+/** cpu_map_destroy() - delete every entry and free @map. NULL is a no-op. */
+PP_API void cpu_map_destroy(struct bpf_cpu_map *map);
+
+/** cpu_map_get_stats() - entry @key's counters. Return: 0, -EINVAL, -ENOENT. */
+PP_API int cpu_map_get_stats(const struct bpf_cpu_map *map, uint32_t key,
+			     struct cpu_map_stats *stats);
+
+/**
+ * bpf_redirect_map() - the program's helper: redirect this packet to entry
+ * @key of @map (a struct bpf_cpu_map). Use as "return bpf_redirect_map(map,
+ * key, 0);". Return: XDP_REDIRECT; XDP_ABORTED for unknown @flags.
+ */
+PP_API long bpf_redirect_map(void *map, uint32_t key, uint64_t flags);
+
+/**
+ * xdp_build_skb_from_frame() - an skb over @xdpf's buffer, for the stack
+ * of @dev (marked for recycling if the frame's memory is a page_pool's).
+ * Return: the skb; NULL with errno on failure (the frame is then still
+ * the caller's).
+ */
+PP_API struct sk_buff *xdp_build_skb_from_frame(struct xdp_frame *xdpf,
+						struct net_device *dev);
 
 /** xdp_frame_bulk_init() - start an empty bulk. */
 static inline void

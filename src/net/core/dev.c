@@ -480,17 +480,20 @@ do_xdp_generic(const struct bpf_prog *prog, struct sk_buff **pskb)
 	}
 }
 
+/* Stack counters: the NAPI thread and CPU map consumers both count. */
+#define stack_stat_inc(field) pp_fetch_add_relaxed(&(field), 1)
+
 /* The small stack: Ethernet was pulled by eth_type_trans(). */
-static void
-stack_rcv(struct sk_buff *skb)
+void
+_pp_stack_receive(struct sk_buff *skb)
 {
 	struct netdev_stack_stats *st = &skb->dev->stack;
 	const unsigned char *ip;
 	unsigned int ihl, tot;
 
-	netdev_stat_add(st->rx, 1);
+	stack_stat_inc(st->rx);
 	if (skb->protocol != htons(ETH_P_IP)) {
-		netdev_stat_add(st->other, 1);
+		stack_stat_inc(st->other);
 		goto out;
 	}
 	ip = skb->data;
@@ -501,17 +504,17 @@ stack_rcv(struct sk_buff *skb)
 	if (ihl < 20 || tot < ihl || tot > skb->len)
 		goto bad;
 	skb_reset_network_header(skb);
-	netdev_stat_add(st->ipv4, 1);
+	stack_stat_inc(st->ipv4);
 	if (ip[9] == 17) {
 		if (tot < ihl + 8 || skb_headlen(skb) < ihl + 8)
 			goto bad;
-		netdev_stat_add(st->udp, 1);
+		stack_stat_inc(st->udp);
 	}
 out:
 	consume_skb(skb);
 	return;
 bad:
-	netdev_stat_add(st->malformed, 1);
+	stack_stat_inc(st->malformed);
 	kfree_skb(skb);
 }
 
@@ -526,6 +529,6 @@ netif_receive_skb(struct sk_buff *skb)
 	prog = pp_load_acquire(&skb->dev->xdp_prog);
 	if (prog != NULL && do_xdp_generic(prog, &skb) != XDP_PASS)
 		return 1;
-	stack_rcv(skb);
+	_pp_stack_receive(skb);
 	return 0;
 }

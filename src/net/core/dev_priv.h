@@ -27,4 +27,17 @@ unsigned long _pp_dev_gen(void);
 int _pp_xdp_generic_redirect(struct sk_buff *skb, const struct bpf_prog *prog);
 void _pp_generic_xdp_tx(struct sk_buff *skb, const struct bpf_prog *prog);
 
+/* The small stack alone (no generic XDP): CPU map consumers deliver
+ * here, from their own threads. */
+void _pp_stack_receive(struct sk_buff *skb);
+
+/* CPU maps (kernel/bpf/cpumap.c): the entry for @key, or NULL; and the
+ * enqueue of @n frames into it, returning how many it took (the rest are
+ * the caller's, counted as dropped). Producer side, any thread. */
+struct bpf_cpu_map_entry;
+struct bpf_cpu_map_entry *_pp_cpu_map_lookup(struct bpf_cpu_map *map,
+					     uint32_t key);
+unsigned int _pp_cpu_map_enqueue(struct bpf_cpu_map_entry *rcpu,
+				 struct xdp_frame **frames, unsigned int n);
+
 #endif /* PAGEPOOL_DEV_PRIV_H */

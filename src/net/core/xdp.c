@@ -339,8 +339,10 @@ trace_xdp_exception(struct net_device *dev, const struct bpf_prog *prog,
  */
 #define XDP_REDIRECT_TARGETS 8
 
+/* A queue per target: a device (ndo_xdp_xmit) or a CPU map entry. */
 struct xdp_dev_bulk_queue {
 	struct net_device *dev;
+	struct bpf_cpu_map_entry *rcpu;
 	unsigned int count;
 	struct xdp_frame *q[XDP_BULK_QUEUE_SIZE];
 };
@@ -348,6 +350,8 @@ struct xdp_dev_bulk_queue {
 struct bpf_redirect_info {
 	uint32_t tgt_index;
 	bool pending;
+	struct bpf_cpu_map *map;	/* bpf_redirect_map(), or NULL */
+	uint32_t map_key;
 	/* The last lookup, valid while the registry generation holds. */
 	unsigned long cache_gen;
 	int cache_ifindex;
@@ -366,6 +370,20 @@ bpf_redirect(uint32_t ifindex, uint64_t flags)
 	if (flags != 0)
 		return XDP_ABORTED;
 	ri->tgt_index = ifindex;
+	ri->map = NULL;
+	ri->pending = true;
+	return XDP_REDIRECT;
+}
+
+long
+bpf_redirect_map(void *map, uint32_t key, uint64_t flags)
+{
+	struct bpf_redirect_info *ri = &redirect_info;
+
+	if (flags != 0 || map == NULL)
+		return XDP_ABORTED;
+	ri->map = map;
+	ri->map_key = key;
 	ri->pending = true;
 	return XDP_REDIRECT;
 }
@@ -377,7 +395,7 @@ redirect_target(struct bpf_redirect_info *ri)
 	unsigned long gen = _pp_dev_gen();
 	struct net_device *dev;
 
-	if (!ri->pending)
+	if (!ri->pending || ri->map != NULL)
 		return NULL;
 	ri->pending = false;
 	if (ri->cache_gen == gen && ri->cache_ifindex == (int)ri->tgt_index) {
@@ -401,6 +419,14 @@ bq_xmit_all(struct xdp_dev_bulk_queue *bq)
 
 	if (bq->count == 0)
 		return;
+	if (bq->rcpu != NULL) {
+		/* A CPU map entry counts its own drops. */
+		sent = (int)_pp_cpu_map_enqueue(bq->rcpu, bq->q, bq->count);
+		for (i = sent; i < (int)bq->count; i++)
+			xdp_return_frame_rx_napi(bq->q[i]);
+		bq->count = 0;
+		return;
+	}
 	sent = dev->netdev_ops->ndo_xdp_xmit(dev, (int)bq->count, bq->q,
 					     XDP_XMIT_FLUSH);
 	if (sent < 0)
@@ -432,18 +458,27 @@ xdp_do_redirect(struct net_device *dev, struct xdp_buff *xdp,
 {
 	struct bpf_redirect_info *ri = &redirect_info;
 	struct xdp_dev_bulk_queue *bq = NULL;
+	struct bpf_cpu_map_entry *rcpu = NULL;
+	struct net_device *tgt = NULL;
 	struct xdp_frame *xdpf;
-	struct net_device *tgt;
-	unsigned int i;
+	unsigned int i, max = XDP_BULK_QUEUE_SIZE;
 
 	(void)dev;
 	(void)prog;
-	tgt = redirect_target(ri);
-	if (tgt == NULL || tgt->netdev_ops == NULL ||
-	    tgt->netdev_ops->ndo_xdp_xmit == NULL)
-		return -ENODEV;
+	if (ri->pending && ri->map != NULL) {
+		ri->pending = false;
+		rcpu = _pp_cpu_map_lookup(ri->map, ri->map_key);
+		if (rcpu == NULL)
+			return -ENODEV;
+		max = CPU_MAP_BULK_SIZE;
+	} else {
+		tgt = redirect_target(ri);
+		if (tgt == NULL || tgt->netdev_ops == NULL ||
+		    tgt->netdev_ops->ndo_xdp_xmit == NULL)
+			return -ENODEV;
+	}
 	for (i = 0; i < ri->nbq; i++) {
-		if (ri->bq[i].dev == tgt) {
+		if (ri->bq[i].dev == tgt && ri->bq[i].rcpu == rcpu) {
 			bq = &ri->bq[i];
 			break;
 		}
@@ -453,22 +488,52 @@ xdp_do_redirect(struct net_device *dev, struct xdp_buff *xdp,
 			xdp_do_flush();
 		bq = &ri->bq[ri->nbq++];
 		bq->dev = tgt;
+		bq->rcpu = rcpu;
 		bq->count = 0;
 	}
 	xdpf = xdp_convert_buff_to_frame(xdp);
 	if (xdpf == NULL)
 		return -EINVAL;
-	if (bq->count == XDP_BULK_QUEUE_SIZE)
+	if (bq->count == max)
 		bq_xmit_all(bq);
 	bq->q[bq->count++] = xdpf;
 	return 0;
 }
 
+struct sk_buff *
+xdp_build_skb_from_frame(struct xdp_frame *xdpf, struct net_device *dev)
+{
+	unsigned int headroom;
+	struct sk_buff *skb;
+
+	if (xdpf == NULL || dev == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* The buffer starts at the frame itself, in its headroom. */
+	headroom = (unsigned int)sizeof(*xdpf) + xdpf->headroom;
+	skb = napi_build_skb(xdpf, xdpf->frame_sz);
+	if (skb == NULL)
+		return NULL;
+	skb_reserve(skb, (int)headroom);
+	__skb_put(skb, xdpf->len);
+	if (xdpf->mem.type == MEM_TYPE_PAGE_POOL)
+		skb_mark_for_recycle(skb);
+	skb->protocol = eth_type_trans(skb, dev);
+	return skb;
+}
+
 int
 _pp_xdp_generic_redirect(struct sk_buff *skb, const struct bpf_prog *prog)
 {
-	struct net_device *tgt = redirect_target(&redirect_info);
+	struct net_device *tgt;
 
+	/* Generic XDP redirects to devices only, not to CPU maps. */
+	if (redirect_info.map != NULL) {
+		redirect_info.pending = false;
+		return -EOPNOTSUPP;
+	}
+	tgt = redirect_target(&redirect_info);
 	if (tgt == NULL)
 		return -ENODEV;
 	/* The kernel's generic redirect to a device: transmit the skb
