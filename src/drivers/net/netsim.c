@@ -727,7 +727,7 @@ sim_queue_alloc(struct sim_priv *p, struct sim_queue *q)
 	if (ret != 0)
 		return ret;
 	q->rx_ring = calloc(p->ring_size, sizeof(*q->rx_ring));
-	q->rx_page = calloc(p->ring_size, sizeof(*q->rx_page));
+	q->rx_page = calloc(p->ring_size, sizeof(*q->rx_page)); /* NOLINT(bugprone-sizeof-expression) */
 	q->tx_ring = calloc(p->ring_size, sizeof(*q->tx_ring));
 	q->tx_buf = calloc(p->ring_size, sizeof(*q->tx_buf));
 	if (q->rx_ring == NULL || q->rx_page == NULL || q->tx_ring == NULL ||

@@ -34,13 +34,13 @@
 #define CPU_MAP_MAX_QSIZE	16384
 
 struct bpf_cpu_map_entry {
-	uint32_t key;
 	struct ptr_ring ring;
-	pthread_t thread;
-	int stop;
 	/* enqueued, dropped: under the ring's producer lock; processed,
 	 * skb_errors: the consumer's. Read with relaxed loads. */
 	struct cpu_map_stats stats;
+	pthread_t thread;
+	uint32_t key;
+	int stop;
 };
 
 struct bpf_cpu_map {
@@ -58,7 +58,8 @@ cpu_map_create(unsigned int max_entries)
 		errno = EINVAL;
 		return NULL;
 	}
-	map = calloc(1, sizeof(*map) + max_entries * sizeof(map->entries[0]));
+	map = calloc(1, sizeof(*map) +
+			max_entries * sizeof(map->entries[0])); /* NOLINT(bugprone-sizeof-expression) */
 	if (map == NULL) {
 		errno = ENOMEM;
 		return NULL;

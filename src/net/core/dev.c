@@ -333,6 +333,8 @@ dev_xdp_attach(struct net_device *dev, struct bpf_prog *prog, uint32_t flags)
 		pp_store_release(&dev->xdp_prog, prog);
 		return 0;
 	}
+	if (!have_drv)	/* unreachable: no driver means generic */
+		return -EOPNOTSUPP;
 	bpf.command = XDP_SETUP_PROG;
 	bpf.prog = prog;
 	ret = dev->netdev_ops->ndo_bpf(dev, &bpf);
