@@ -8,7 +8,8 @@
  * DMA device and the IOMMU model; REDIRECT from sim0 to sim1 with both
  * polled by one thread (pages come back directly) and by two (pages come
  * back through the pool's ring), and into a CPU map whose thread builds
- * the skbs; the wire on its own thread. Frames are counted from the
+ * the skbs; the wire on its own thread; generic XDP's head copy when a
+ * driver left too little headroom. Frames are counted from the
  * wire to where they end (sent = received; received = dropped + passed to
  * the stack + transmitted + exceptions), the DMA layer sees no fault and
  * no mapping left, and each queue's page_pool is freed at once when the
@@ -428,6 +429,73 @@ cpumap_badinput(void)
 	cpu_map_destroy(NULL);
 }
 
+struct seen {
+	unsigned char *data;
+	unsigned char first;
+};
+
+static uint32_t
+record_prog(struct xdp_md *ctx, void *priv)
+{
+	struct seen *sn = priv;
+
+	sn->data = ctx->data;
+	sn->first = *(unsigned char *)ctx->data;
+	return XDP_PASS;
+}
+
+/* A UDP frame in an skb with @headroom bytes in front, as a driver that
+ * reserves only NET_SKB_PAD would build it. */
+static struct sk_buff *
+small_headroom_skb(struct net_device *dev, unsigned int headroom)
+{
+	static const unsigned char frame[42] = {
+		0x02, 0, 0, 0, 0, 0x09,  0x02, 0, 0, 0, 0, 0x01,  0x08, 0x00,
+		0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0,
+		10, 0, 0, 1, 10, 0, 0, 2,
+		0, 9, 0, 9, 0, 8, 0, 0,
+	};
+	struct sk_buff *skb = alloc_skb(headroom + sizeof(frame), GFP_ATOMIC);
+
+	CHECK(skb != NULL);
+	skb_reserve(skb, (int)headroom);
+	memcpy(skb_put(skb, sizeof(frame)), frame, sizeof(frame));
+	skb->protocol = eth_type_trans(skb, dev);
+	return skb;
+}
+
+/*
+ * Generic XDP guarantees the program XDP_PACKET_HEADROOM in front of the
+ * packet, as native XDP does: an skb with less is copied to a new head
+ * first (the kernel's netif_skb_check_for_xdp()), one with enough is not.
+ */
+static void
+generic_headroom(void)
+{
+	struct seen sn = { 0 };
+	struct bpf_prog prog = { .run = record_prog, .priv = &sn };
+	struct net_device *dev = netsim_create(NULL);
+	struct sk_buff *skb;
+	unsigned char *orig;
+
+	CHECK(dev != NULL);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_SKB_MODE), 0);
+	skb = small_headroom_skb(dev, NET_SKB_PAD);
+	orig = skb->data - ETH_HLEN;
+	CHECK_EQ(netif_receive_skb(skb), 0);
+	CHECK(sn.data != NULL && sn.data != orig);
+	CHECK_EQ(sn.first, 0x02);
+	CHECK_EQ(dev->stack.udp, 1);
+
+	skb = small_headroom_skb(dev, XDP_PACKET_HEADROOM);
+	orig = skb->data - ETH_HLEN;
+	CHECK_EQ(netif_receive_skb(skb), 0);
+	CHECK(sn.data == orig);
+	CHECK_EQ(dev->stack.udp, 2);
+	CHECK_EQ(dev->stack.malformed, 0);
+	netsim_destroy(dev);
+}
+
 /* A redirect to a device that is down, or gone, is an exception. */
 static void
 redirect_nowhere(void)
@@ -533,6 +601,7 @@ main(void)
 	for (m = 0; m < 4; m++)
 		run_cpumap(m & 1, m & 2);
 	cpumap_badinput();
+	generic_headroom();
 	redirect_nowhere();
 	bad_input();
 	pp_skb_cache_thread_drain();

@@ -450,7 +450,9 @@ do_xdp_generic(const struct bpf_prog *prog, struct sk_buff **pskb)
 		    pskb_expand_head(skb, hroom > 0 ? (hroom + NET_SKB_PAD - 1) &
 							  ~(NET_SKB_PAD - 1) : 0,
 				     0, GFP_ATOMIC) != 0) {
-			/* Multi-buffer programs are not supported yet. */
+			/* Linearizing (for programs without multi-buffer
+			 * support) is not implemented yet: a non-linear skb
+			 * is dropped as an exception. */
 			trace_xdp_exception(skb->dev, prog, XDP_ABORTED);
 			kfree_skb(skb);
 			return XDP_DROP;
