@@ -9,7 +9,7 @@
  * polled by one thread (pages come back directly) and by two (pages come
  * back through the pool's ring), and into a CPU map whose thread builds
  * the skbs; the wire on its own thread; generic XDP's head copy when a
- * driver left too little headroom. Frames are counted from the
+ * driver left too little headroom; four RX queues fed by RSS. Frames are counted from the
  * wire to where they end (sent = received; received = dropped + passed to
  * the stack + transmitted + exceptions), the DMA layer sees no fault and
  * no mapping left, and each queue's page_pool is freed at once when the
@@ -429,6 +429,69 @@ cpumap_badinput(void)
 	cpu_map_destroy(NULL);
 }
 
+struct per_queue {
+	uint64_t rx[4];
+};
+
+static uint32_t
+queue_prog(struct xdp_md *ctx, void *priv)
+{
+	struct per_queue *pq = priv;
+
+	pq->rx[ctx->rx_queue_index & 3]++;
+	return XDP_PASS;
+}
+
+/* Four RX queues: RSS spreads 64 flows over them, each queue's NAPI
+ * sees only its own, and every frame reaches the stack once. */
+static void
+run_multiqueue(bool iommu, bool generic)
+{
+	struct per_queue pq = { { 0 } };
+	struct bpf_prog prog = { .run = queue_prog, .priv = &pq };
+	struct netsim_opts o = { .sz = sizeof(o), .queues = 4, .flows = 64 };
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+	struct netsim_stats ws;
+	struct net_device *dev;
+	uint64_t got[4] = { 0 }, i;
+	unsigned int q;
+	int n;
+
+	o.dma_dev = iommu ? pp_iommu_create(NULL) : pp_dma_identity_create(NULL);
+	dev = netsim_create(&o);
+	CHECK(dev != NULL);
+	CHECK_EQ(dev->num_rx_queues, 4);
+	CHECK_EQ(dev_open(dev), 0);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, generic ? XDP_FLAGS_SKB_MODE : 0),
+		 0);
+	pp_test_watch_free(netsim_page_pool(dev, 0));
+	for (i = 0; i < (uint64_t)t_scale(100); i++) {
+		for (q = 0; q < 4; q++) {
+			n = netsim_wire_rx(dev, q, 64);
+			CHECK(n >= 0);
+			got[q] += (uint64_t)n;
+			CHECK_EQ(napi_poll(netsim_napi(dev, q)), n);
+		}
+	}
+	CHECK_EQ(netsim_get_stats(dev, &ws), 0);
+	CHECK_EQ(ws.wire_sent, got[0] + got[1] + got[2] + got[3]);
+	CHECK_EQ(dev->stats.rx_packets, ws.wire_sent);
+	CHECK_EQ(dev->stack.udp, ws.wire_sent);
+	for (q = 0; q < 4; q++) {
+		CHECK(got[q] > 0);
+		CHECK_EQ(pq.rx[q], got[q]);
+		if (generic)
+			CHECK_EQ(dev->_rx[q].xdp_rxq.stats.action[XDP_PASS],
+				 got[q]);
+	}
+	netsim_destroy(dev);
+	pp_test_wait_freed(2000);
+	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
+	CHECK_EQ(ds.faults, 0);
+	CHECK_EQ(ds.live_mappings, 0);
+	pp_dma_dev_destroy(o.dma_dev);
+}
+
 struct seen {
 	unsigned char *data;
 	unsigned char first;
@@ -602,6 +665,8 @@ main(void)
 		run_cpumap(m & 1, m & 2);
 	cpumap_badinput();
 	generic_headroom();
+	for (m = 0; m < 4; m++)
+		run_multiqueue(m & 1, m & 2);
 	redirect_nowhere();
 	bad_input();
 	pp_skb_cache_thread_drain();

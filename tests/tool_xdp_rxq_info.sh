@@ -60,6 +60,14 @@ done
 expect_ok XDP_DROP swapmac --swapmac -S --no-recycle --size 1514 --flows 64
 expect_ok XDP_DROP no_touch --force -S --no-separators
 expect_ok XDP_DROP read --read --wire thread
+expect_ok XDP_PASS no_touch --queues 4 --flows 32 -S
+expect_ok XDP_DROP no_touch --queues 2 --flows 8 --wire thread
+out=$("$tool" --dev sim0 --act XDP_DROP --queues 3 --flows 64 -s 1 --duration 1 2>&1 | tr -s ' ' | sed 's/ $//')
+for q in 0 1 2; do
+	if ! grep -Eq "^rx_queue_index $q:sum [1-9][0-9,]*\$" <<<"$out"; then
+		echo "FAIL: --queues 3: no traffic on queue $q"; echo "$out"; fail=1
+	fi
+done
 expect_ok XDP_TX swapmac -S --wire thread --iommu
 
 out=$("$tool" --dev sim0 --act XDP_DROP -s 1 --duration 1 -z 2>&1)
@@ -75,6 +83,7 @@ expect_usage_error "frame size 9000" --dev sim0 --size 9000 --duration 1
 expect_usage_error "sec" --dev sim0 --sec 0
 expect_usage_error "XDP_REDIRECT" --dev sim0 --act XDP_REDIRECT
 expect_usage_error "ERR: --wire" --dev sim0 --wire elsewhere
+expect_usage_error "queues" --dev sim0 --queues 17
 
 [ "$fail" -eq 0 ] && echo "PASS: xdp_rxq_info"
 exit "$fail"

@@ -129,6 +129,7 @@ usage(const char *prog)
 	       " --iommu               DMA through the IOMMU model\n"
 	       " --size BYTES          frame size on the wire (64)\n"
 	       " --flows N             UDP flows on the wire (1)\n"
+	       " --queues N            RX queues, flows spread by RSS (1)\n"
 	       " --wire inline|thread  the wire in the polling thread (inline,\n"
 	       "                       the default) or on its own thread\n"
 	       " --help, -h            this text\n\n", prog);
@@ -280,6 +281,7 @@ main(int argc, char **argv)
 		{ "size", required_argument, NULL, 'L' },
 		{ "flows", required_argument, NULL, 'f' },
 		{ "wire", required_argument, NULL, 'W' },
+		{ "queues", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -291,10 +293,10 @@ main(int argc, char **argv)
 	struct net_device *dev = NULL, *extra[16];
 	struct netsim_stats ws;
 	struct bpf_prog prog;
-	struct napi_struct *napi;
+	struct napi_struct *napi[16];
 	struct page_pool *pool;
 	struct device *dmadev;
-	unsigned int interval = 2, duration = 0, want = 0, ndev = 0, i;
+	unsigned int interval = 2, duration = 0, want = 0, ndev = 0, i, q, nq;
 	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST, options = NO_TOUCH;
 	bool sep = true, iommu = false, watching = false, wire_thread = false;
 	double t0, tlast, t;
@@ -350,6 +352,10 @@ main(int argc, char **argv)
 		case 'f':
 			nopts.flows = (unsigned int)pp_tool_parse_num(
 				prog_name, "--flows", optarg, 1, 65536);
+			break;
+		case 'Q':
+			nopts.queues = (unsigned int)pp_tool_parse_num(
+				prog_name, "--queues", optarg, 1, 16);
 			break;
 		case 'W':
 			if (strcmp(optarg, "thread") == 0) {
@@ -470,9 +476,11 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	napi = netsim_napi(dev, 0);
-	if (wire_thread) {
-		ret = netsim_wire_start(dev, 0, 0);
+	nq = dev->num_rx_queues;
+	for (q = 0; q < nq; q++)
+		napi[q] = netsim_napi(dev, q);
+	for (q = 0; wire_thread && q < nq; q++) {
+		ret = netsim_wire_start(dev, q, 0);
 		if (ret != 0) {
 			fprintf(stderr, "ERR: wire thread: %s\n", strerror(-ret));
 			rc = EXIT_FAIL;
@@ -481,11 +489,18 @@ main(int argc, char **argv)
 	}
 	t0 = tlast = now_s();
 	while (!stop) {
-		if (!wire_thread)
-			netsim_wire_rx(dev, 0, NAPI_POLL_WEIGHT);
-		/* An idle poll with the wire elsewhere: the NAPI would wait
+		int work = 0;
+
+		/* One thread polls every queue in turn (NAPI instances
+		 * scheduled on one CPU). */
+		for (q = 0; q < nq; q++) {
+			if (!wire_thread)
+				netsim_wire_rx(dev, q, NAPI_POLL_WEIGHT);
+			work += napi_poll(napi[q]);
+		}
+		/* An idle round with the wire elsewhere: the NAPI would wait
 		 * for an interrupt; give the wire the CPU if it shares it. */
-		if (napi_poll(napi) == 0 && wire_thread)
+		if (work == 0 && wire_thread)
 			sched_yield();
 		if ((++iter & 255) != 0)
 			continue;
@@ -505,16 +520,20 @@ main(int argc, char **argv)
 	if (stop)
 		printf("\nInterrupted: Removing XDP program on ifindex:%d device:%s\n",
 		       dev->ifindex, dev->name);
-	if (wire_thread) {
-		netsim_wire_stop(dev, 0);
-		/* What the wire wrote before it stopped. */
-		while (napi_poll(napi) > 0)
-			;
+	for (q = 0; q < nq; q++) {
+		if (wire_thread) {
+			netsim_wire_stop(dev, q);
+			/* What the wire wrote before it stopped. */
+			while (napi_poll(napi[q]) > 0)
+				;
+		}
 	}
 	dev_xdp_attach(dev, NULL, xdp_flags & XDP_FLAGS_MODES);
 	/* The device sends what XDP_TX posted; the driver completes it. */
-	netsim_wire_rx(dev, 0, 0);
-	napi_poll(napi);
+	for (q = 0; q < nq; q++) {
+		netsim_wire_rx(dev, q, 0);
+		napi_poll(napi[q]);
+	}
 
 	/* Every frame accounted for: the wire's are the driver's or missed;
 	 * the program saw every one the driver received. */

@@ -26,7 +26,10 @@
  * Ethernet/IPv4/UDP frames into posted RX buffers, flows taking turns. A
  * frame that finds no posted buffer is counted as rx_missed_errors.
  * netsim_wire_start() runs the wire on its own thread instead (the
- * realistic case: the NIC works while the CPU polls).
+ * realistic case: the NIC works while the CPU polls). With several queues
+ * the flows are spread by a hash of their UDP port (RSS: hash modulo the
+ * queue count), each queue's wire sending only its own flows; the hash
+ * reaches the skb (skb->hash).
  */
 #ifndef PAGEPOOL_NETSIM_H
 #define PAGEPOOL_NETSIM_H

@@ -50,6 +50,8 @@ struct sim_desc {
 	uint64_t addr;
 	uint32_t len;
 	uint32_t status;
+	uint32_t hash;		/* RX: the flow hash (RSS) */
+	uint32_t pad;
 };
 
 /* XDP_TX frames are our own pool's pages, returned from our NAPI thread;
@@ -212,6 +214,41 @@ sim_hw_tx(struct sim_priv *p, struct sim_queue *q)
 	}
 }
 
+/* The flow hash of a frame, from its UDP destination port (the rest of
+ * the 5-tuple is the same for every flow); a NIC would use Toeplitz. */
+static uint32_t
+sim_flow_hash(uint16_t port_be)
+{
+	return ((uint32_t)ntohs(port_be) + 1) * 0x9e3779b1u;
+}
+
+/*
+ * The next flow of the wire that RSS steers to @q: flows take turns, and
+ * with several queues each queue's wire sends only the flows whose hash
+ * selects it (hash modulo the queue count, the indirection table). False
+ * if no flow selects @q.
+ */
+static bool
+sim_next_flow(const struct sim_priv *p, struct sim_queue *q,
+	      uint16_t *port_be, uint32_t *hash)
+{
+	unsigned int tries;
+
+	for (tries = 0; tries < p->flows; tries++) {
+		uint16_t port = htons(p->flows > 1 ?
+					      (uint16_t)(1024 + q->flow) : 9);
+
+		if (++q->flow == p->flows)
+			q->flow = 0;
+		*hash = sim_flow_hash(port);
+		if (p->nq == 1 || (*hash >> 16) % p->nq == q->index) {
+			*port_be = port;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Receive up to @max frames into posted buffers. @overrun: a frame that
  * finds no buffer is lost (counted missed), as on a wire that does not
@@ -225,6 +262,7 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 
 	for (n = 0; n < max; n++) {
 		struct sim_desc *d = &q->rx_ring[q->hw_rx & mask];
+		uint32_t hash;
 		uint16_t port;
 
 		/* A8: pairs with release R8 in sim_rx_post(). */
@@ -235,19 +273,17 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 			netdev_stat_add(dev->stats.rx_missed_errors, 1);
 			continue;
 		}
+		if (!sim_next_flow(p, q, &port, &hash))
+			break;	/* no flow hashes to this queue */
 		netdev_stat_add(p->stats.wire_sent, 1);
-		if (p->flows > 1) {
-			port = htons((uint16_t)(1024 + q->flow));
-			memcpy(q->frame + ETH_HLEN + 20 + 2, &port, 2);
-			if (++q->flow == p->flows)
-				q->flow = 0;
-		}
+		memcpy(q->frame + ETH_HLEN + 20 + 2, &port, 2);
 		if (pp_dma_dev_write(p->dma_dev, (dma_addr_t)d->addr, q->frame,
 				     p->frame_len) != 0) {
 			netdev_stat_add(p->stats.dma_errors, 1);
 			continue;
 		}
 		d->len = p->frame_len;
+		d->hash = hash;
 		/* R11: pairs with acquire A11 in sim_rx(). */
 		pp_store_release(&d->status, 0u);
 		q->hw_rx++;
@@ -467,7 +503,7 @@ sim_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 
 static void
 sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
-	   struct page *page, unsigned int len, bool *redirected)
+	   struct page *page, unsigned int len, uint32_t hash, bool *redirected)
 {
 	struct net_device *dev = q->dev;
 	unsigned char *va = page_address(page);
@@ -522,6 +558,7 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 	skb_reserve(skb, (int)headroom);
 	__skb_put(skb, len);
 	skb->queue_mapping = (uint16_t)q->index;
+	skb->hash = hash;
 	skb->protocol = eth_type_trans(skb, dev);
 	napi_gro_receive(&q->napi, skb);
 	return;
@@ -562,7 +599,8 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 			if (fresh == NULL)
 				break;	/* unreachable: we just gave one */
 		} else {
-			sim_rx_one(p, q, prog, page, len, &redirected);
+			sim_rx_one(p, q, prog, page, len, d->hash,
+				   &redirected);
 		}
 		sim_rx_post(q, idx, fresh);
 		q->rx_next++;
