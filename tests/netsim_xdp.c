@@ -492,6 +492,40 @@ run_multiqueue(bool iommu, bool generic)
 	pp_dma_dev_destroy(o.dma_dev);
 }
 
+/* Two queues, each with its wire on its own thread: the wire's counters
+ * must not lose counts between them. */
+static void
+run_multiqueue_threads(void)
+{
+	struct per_queue pq = { { 0 } };
+	struct bpf_prog prog = { .run = queue_prog, .priv = &pq };
+	struct netsim_opts o = { .sz = sizeof(o), .queues = 2, .flows = 16 };
+	struct netsim_stats ws;
+	struct net_device *dev;
+	uint64_t n = (uint64_t)t_scale(40000);
+	int work;
+
+	dev = netsim_create(&o);
+	CHECK(dev != NULL);
+	CHECK_EQ(dev_open(dev), 0);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_DRV_MODE), 0);
+	CHECK_EQ(netsim_wire_start(dev, 0, n), 0);
+	CHECK_EQ(netsim_wire_start(dev, 1, n), 0);
+	while (pq.rx[0] < n || pq.rx[1] < n) {
+		work = napi_poll(netsim_napi(dev, 0));
+		work += napi_poll(netsim_napi(dev, 1));
+		CHECK(work >= 0);
+		if (work == 0)
+			sched_yield();
+	}
+	CHECK_EQ(netsim_wire_stop(dev, 0), 0);
+	CHECK_EQ(netsim_wire_stop(dev, 1), 0);
+	CHECK_EQ(netsim_get_stats(dev, &ws), 0);
+	CHECK_EQ(ws.wire_sent, 2 * n);
+	CHECK_EQ(dev->stats.rx_packets, 2 * n);
+	netsim_destroy(dev);
+}
+
 struct seen {
 	unsigned char *data;
 	unsigned char first;
@@ -667,6 +701,7 @@ main(void)
 	generic_headroom();
 	for (m = 0; m < 4; m++)
 		run_multiqueue(m & 1, m & 2);
+	run_multiqueue_threads();
 	redirect_nowhere();
 	bad_input();
 	pp_skb_cache_thread_drain();

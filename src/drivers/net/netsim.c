@@ -89,6 +89,9 @@ struct sim_queue {
 	unsigned int hw_tx;		/* device */
 
 	unsigned int flow;		/* the wire's next flow */
+	/* The wire's counters, per queue: each queue's wire may run on its
+	 * own thread, and a shared single-writer counter would lose counts. */
+	struct netsim_stats wstats;
 	/* The wire on its own thread (netsim_wire_start()). */
 	pthread_t wire_thread;
 	int wire_running;		/* owner's view: a thread exists */
@@ -107,7 +110,6 @@ struct sim_priv {
 	unsigned int frame_len;
 	unsigned int flows;
 	struct bpf_prog *xdp_prog;
-	struct netsim_stats stats;
 	struct sim_queue *q;
 };
 
@@ -205,9 +207,9 @@ sim_hw_tx(struct sim_priv *p, struct sim_queue *q)
 			break;
 		if (pp_dma_dev_read(p->dma_dev, (dma_addr_t)d->addr, q->txbuf,
 				    d->len) != 0)
-			netdev_stat_add(p->stats.dma_errors, 1);
+			netdev_stat_add(q->wstats.dma_errors, 1);
 		else
-			netdev_stat_add(p->stats.wire_tx, 1);
+			netdev_stat_add(q->wstats.wire_tx, 1);
 		/* R10: pairs with acquire A10 in sim_tx_clean(). */
 		pp_store_release(&d->status, 0u);
 		q->hw_tx++;
@@ -269,17 +271,17 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 		if (!(pp_load_acquire(&d->status) & SIM_RX_EMPTY)) {
 			if (!overrun)
 				break;
-			netdev_stat_add(p->stats.wire_sent, 1);
+			netdev_stat_add(q->wstats.wire_sent, 1);
 			netdev_stat_add(dev->stats.rx_missed_errors, 1);
 			continue;
 		}
 		if (!sim_next_flow(p, q, &port, &hash))
 			break;	/* no flow hashes to this queue */
-		netdev_stat_add(p->stats.wire_sent, 1);
+		netdev_stat_add(q->wstats.wire_sent, 1);
 		memcpy(q->frame + ETH_HLEN + 20 + 2, &port, 2);
 		if (pp_dma_dev_write(p->dma_dev, (dma_addr_t)d->addr, q->frame,
 				     p->frame_len) != 0) {
-			netdev_stat_add(p->stats.dma_errors, 1);
+			netdev_stat_add(q->wstats.dma_errors, 1);
 			continue;
 		}
 		d->len = p->frame_len;
@@ -384,12 +386,16 @@ int
 netsim_get_stats(const struct net_device *dev, struct netsim_stats *stats)
 {
 	struct sim_priv *p = sim_priv_of(dev);
+	unsigned int i;
 
 	if (p == NULL || stats == NULL)
 		return -EINVAL;
-	stats->wire_sent = pp_load_relaxed(&p->stats.wire_sent);
-	stats->wire_tx = pp_load_relaxed(&p->stats.wire_tx);
-	stats->dma_errors = pp_load_relaxed(&p->stats.dma_errors);
+	memset(stats, 0, sizeof(*stats));
+	for (i = 0; i < p->nq; i++) {
+		stats->wire_sent += pp_load_relaxed(&p->q[i].wstats.wire_sent);
+		stats->wire_tx += pp_load_relaxed(&p->q[i].wstats.wire_tx);
+		stats->dma_errors += pp_load_relaxed(&p->q[i].wstats.dma_errors);
+	}
 	return 0;
 }
 
