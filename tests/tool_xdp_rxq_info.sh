@@ -61,6 +61,8 @@ expect_ok XDP_DROP swapmac --swapmac -S --no-recycle --size 1514 --flows 64
 expect_ok XDP_DROP no_touch --force -S --no-separators
 expect_ok XDP_DROP read --read --wire thread
 expect_ok XDP_PASS no_touch --queues 4 --flows 32 -S
+expect_ok XDP_TX swapmac --coherent
+expect_ok XDP_PASS read --read -S --coherent --iommu --no-recycle
 expect_ok XDP_DROP no_touch --queues 2 --flows 8 --wire thread
 out=$("$tool" --dev sim0 --act XDP_DROP --queues 3 --flows 64 -s 1 --duration 1 2>&1 | tr -s ' ' | sed 's/ $//')
 for q in 0 1 2; do

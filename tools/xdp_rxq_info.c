@@ -127,6 +127,7 @@ usage(const char *prog)
 	       " --no-recycle          release pages before building skbs\n"
 	       " --duration SEC        stop after SEC seconds (0: at SIGINT)\n"
 	       " --iommu               DMA through the IOMMU model\n"
+	       " --coherent            a cache-coherent DMA device (no syncs)\n"
 	       " --size BYTES          frame size on the wire (64)\n"
 	       " --flows N             UDP flows on the wire (1)\n"
 	       " --queues N            RX queues, flows spread by RSS (1)\n"
@@ -282,6 +283,7 @@ main(int argc, char **argv)
 		{ "flows", required_argument, NULL, 'f' },
 		{ "wire", required_argument, NULL, 'W' },
 		{ "queues", required_argument, NULL, 'Q' },
+		{ "coherent", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -299,6 +301,7 @@ main(int argc, char **argv)
 	unsigned int interval = 2, duration = 0, want = 0, ndev = 0, i, q, nq;
 	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST, options = NO_TOUCH;
 	bool sep = true, iommu = false, watching = false, wire_thread = false;
+	bool coherent = false;
 	double t0, tlast, t;
 	uint64_t iter = 0, rx, sent;
 	int opt, action, ret, rc = EXIT_OK;
@@ -352,6 +355,9 @@ main(int argc, char **argv)
 		case 'f':
 			nopts.flows = (unsigned int)pp_tool_parse_num(
 				prog_name, "--flows", optarg, 1, 65536);
+			break;
+		case 'C':
+			coherent = true;
 			break;
 		case 'Q':
 			nopts.queues = (unsigned int)pp_tool_parse_num(
@@ -416,7 +422,17 @@ main(int argc, char **argv)
 		}
 	}
 
-	dmadev = iommu ? pp_iommu_create(NULL) : pp_dma_identity_create(NULL);
+	if (iommu) {
+		struct pp_iommu_opts io = { .sz = sizeof(io),
+			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+
+		dmadev = pp_iommu_create(&io);
+	} else {
+		struct pp_dma_dev_opts id = { .sz = sizeof(id),
+			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+
+		dmadev = pp_dma_identity_create(&id);
+	}
 	if (dmadev == NULL) {
 		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
 		return EXIT_FAIL;

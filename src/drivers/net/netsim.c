@@ -104,6 +104,7 @@ struct sim_queue {
 struct sim_priv {
 	struct device *dma_dev;
 	bool own_dma;
+	bool need_sync;		/* pp_dma_dev_need_sync(dma_dev) */
 	bool no_recycle;
 	unsigned int nq;
 	unsigned int ring_size;
@@ -453,8 +454,9 @@ sim_xdp_tx(struct sim_priv *p, struct sim_queue *q, struct xdp_buff *xdp)
 	dma = page_pool_get_dma_addr(page);
 	/* The CPU may have written the frame (swapped MACs): the device
 	 * must see it. */
-	pp_dma_sync_for_device(p->dma_dev, dma, off, xdpf->len,
-			       DMA_BIDIRECTIONAL);
+	if (p->need_sync)
+		pp_dma_sync_for_device(p->dma_dev, dma, off, xdpf->len,
+				       DMA_BIDIRECTIONAL);
 	idx = q->tx_head & mask;
 	q->tx_buf[idx] = (struct sim_tx_buf){ SIM_TX_XDP_TX, xdpf, 0,
 					      xdpf->len };
@@ -516,7 +518,10 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 	unsigned int headroom = XDP_PACKET_HEADROOM;
 	struct sk_buff *skb;
 
-	page_pool_dma_sync_for_cpu(q->pool, page, 0, len);
+	/* The kernel's dma_sync_single_for_cpu() does nothing, inline, for a
+	 * device that needs no syncs (dma_dev_need_sync()); so here. */
+	if (p->need_sync)
+		page_pool_dma_sync_for_cpu(q->pool, page, 0, len);
 	if (prog != NULL) {
 		struct xdp_buff xdp;
 		uint32_t act;
@@ -915,6 +920,7 @@ netsim_create(const struct netsim_opts *opts)
 		return NULL;
 	}
 	dev->dma_dev = p->dma_dev;
+	p->need_sync = pp_dma_dev_need_sync(p->dma_dev);
 	for (i = 0; i < p->nq; i++) {
 		p->q[i].dev = dev;
 		p->q[i].index = i;
