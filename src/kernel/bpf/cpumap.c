@@ -13,6 +13,10 @@
  * their pool from a thread that is not its owner: through the pool's ring,
  * the case the page_pool's ring exists for.
  *
+ * Generic XDP redirects skbs rather than frames: they share the ring,
+ * told apart by bit 0 of the pointer as in the kernel, and the consumer
+ * hands them to the stack as they are.
+ *
  * The consumer polls its ring, yielding and then sleeping briefly when it
  * stays empty, where the kernel's kthread sleeps until the producer's
  * flush wakes it.
@@ -83,6 +87,21 @@ cpu_map_deliver(struct xdp_frame *xdpf, struct bpf_cpu_map_entry *rcpu)
 	netdev_stat_add(rcpu->stats.processed, 1);
 }
 
+/* An skb in the ring: bit 0 set (structs are at least 2-aligned). */
+#define CPU_MAP_SKB_BIT 1UL
+
+static void
+cpu_map_deliver_any(void *ptr, struct bpf_cpu_map_entry *rcpu)
+{
+	if ((uintptr_t)ptr & CPU_MAP_SKB_BIT) {
+		_pp_stack_receive((struct sk_buff *)((uintptr_t)ptr &
+						     ~CPU_MAP_SKB_BIT));
+		netdev_stat_add(rcpu->stats.processed, 1);
+		return;
+	}
+	cpu_map_deliver(ptr, rcpu);
+}
+
 static void *
 cpu_map_kthread(void *arg)
 {
@@ -97,7 +116,7 @@ cpu_map_kthread(void *arg)
 		if (n > 0) {
 			idle = 0;
 			for (i = 0; i < n; i++)
-				cpu_map_deliver(frames[i], rcpu);
+				cpu_map_deliver_any(frames[i], rcpu);
 			continue;
 		}
 		/* A16: pairs with release R16 in cpu_map_delete_elem():
@@ -235,4 +254,20 @@ _pp_cpu_map_enqueue(struct bpf_cpu_map_entry *rcpu, struct xdp_frame **frames,
 	netdev_stat_add(rcpu->stats.dropped, n - i);
 	pp_spin_unlock(&rcpu->ring.producer_lock);
 	return i;
+}
+
+int
+_pp_cpu_map_enqueue_skb(struct bpf_cpu_map_entry *rcpu, struct sk_buff *skb)
+{
+	int ret;
+
+	pp_spin_lock(&rcpu->ring.producer_lock);
+	ret = __ptr_ring_produce(&rcpu->ring,
+				 (void *)((uintptr_t)skb | CPU_MAP_SKB_BIT));
+	if (ret == 0)
+		netdev_stat_add(rcpu->stats.enqueued, 1);
+	else
+		netdev_stat_add(rcpu->stats.dropped, 1);
+	pp_spin_unlock(&rcpu->ring.producer_lock);
+	return ret;
 }

@@ -353,6 +353,7 @@ eth_type_trans(struct sk_buff *skb, struct net_device *dev)
 
 	skb->dev = dev;
 	skb_reset_mac_header(skb);
+	skb->mac_len = ETH_HLEN;
 	eth = skb->data;
 	__skb_pull(skb, ETH_HLEN);
 	if (eth[0] & 1)

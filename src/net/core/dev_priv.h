@@ -39,5 +39,9 @@ struct bpf_cpu_map_entry *_pp_cpu_map_lookup(struct bpf_cpu_map *map,
 					     uint32_t key);
 unsigned int _pp_cpu_map_enqueue(struct bpf_cpu_map_entry *rcpu,
 				 struct xdp_frame **frames, unsigned int n);
+/* Generic XDP's redirect of an skb to a CPU map entry: 0, or -ENOSPC
+ * (ring full, counted dropped; the skb is still the caller's). */
+int _pp_cpu_map_enqueue_skb(struct bpf_cpu_map_entry *rcpu,
+			    struct sk_buff *skb);
 
 #endif /* PAGEPOOL_DEV_PRIV_H */

@@ -526,14 +526,25 @@ xdp_build_skb_from_frame(struct xdp_frame *xdpf, struct net_device *dev)
 int
 _pp_xdp_generic_redirect(struct sk_buff *skb, const struct bpf_prog *prog)
 {
+	struct bpf_redirect_info *ri = &redirect_info;
+	struct bpf_cpu_map_entry *rcpu;
 	struct net_device *tgt;
 
-	/* Generic XDP redirects to devices only, not to CPU maps. */
-	if (redirect_info.map != NULL) {
-		redirect_info.pending = false;
-		return -EOPNOTSUPP;
+	/* A CPU map takes the skb itself (the kernel's
+	 * cpu_map_generic_redirect()); a full ring drops it. */
+	if (ri->pending && ri->map != NULL) {
+		ri->pending = false;
+		rcpu = _pp_cpu_map_lookup(ri->map, ri->map_key);
+		if (rcpu == NULL)
+			return -ENODEV;
+		/* The stack there takes it from the network header, as it
+		 * came out of eth_type_trans(). */
+		__skb_pull(skb, skb->mac_len);
+		if (_pp_cpu_map_enqueue_skb(rcpu, skb) != 0)
+			kfree_skb(skb);
+		return 0;
 	}
-	tgt = redirect_target(&redirect_info);
+	tgt = redirect_target(ri);
 	if (tgt == NULL)
 		return -ENODEV;
 	/* The kernel's generic redirect to a device: transmit the skb
