@@ -122,8 +122,7 @@ for f in "$tmp"/man1/* "$tmp"/man3/* "$tmp"/man7/*; do
 	required="NAME DESCRIPTION AVAILABILITY SEE_ALSO"
 	if [ "$sec" = 3 ]; then
 		required="$required SYNOPSIS RETURN_VALUE CONCURRENCY"
-	fi
-	if [ "$sec" = 1 ]; then
+	elif [ "$sec" = 1 ]; then
 		required="$required SYNOPSIS OPTIONS EXIT_STATUS"
 	fi
 	for s in $required; do
@@ -137,13 +136,15 @@ for f in "$tmp"/man1/* "$tmp"/man3/* "$tmp"/man7/*; do
 		fail "$rel: no 'Available since pagepool X.Y.' line"
 	fi
 	# Cross-references to our own pages must resolve.
-	for ref in $(sed -n 's/^\.BR \([A-Za-z_][A-Za-z0-9_]*\) (\([37]\)).*/\1.\2/p' "$f"); do
+	for ref in $(sed -n 's/^\.BR \([A-Za-z_][A-Za-z0-9_]*\) (\([137]\)).*/\1.\2/p' "$f"); do
 		case $ref in
 		ptr_ring*|__ptr_ring*|PTR_RING*|__PTR_RING*|pp_*|PP_*|\
 		pagepool.*|page_*|PAGE_*|__page_pool*|alloc_pages*|\
 		__free_pages.*|free_frozen_pages.*|put_page.*|get_page.*|\
 		virt_to_page.*|compound_*|PageTail.*|set_page_*|\
-		clear_page_*|napi_*|dma_*|DMA_*|__GFP_*|MAX_PAGE_ORDER.*|\
+		clear_page_*|napi_*|dma_*|DMA_*|skb_*|build_skb.*|kfree_skb.*|\
+		consume_skb.*|pskb_*|alloc_skb.*|xdp_*|XDP_*|bpf_*|netif_*|\
+		netsim_*|dev_*|alloc_netdev*|eth_*|xdp2.1|cpu_map_*|__GFP_*|MAX_PAGE_ORDER.*|\
 		NR_PAGE_ORDERS.*|NUMA_NO_NODE.*)
 			have_page "${ref%.*}" "${ref##*.}" ||
 				fail "$rel: refers to missing page $ref"
@@ -167,9 +168,10 @@ done
 # return type of a definition on its own line, so a "static" or "PP_API"
 # line without "(" means the name starts the next line.
 documented="ptr_ring.h fault.h version.h.in page.h netmem.h dma.h opts.h
-	page_pool_types.h page_pool.h page_frag_cache.h"
+	page_pool_types.h page_pool.h page_frag_cache.h skbuff.h xdp.h
+	netdevice.h netsim.h"
 macro_documented="ptr_ring.h page.h netmem.h dma.h opts.h page_pool_types.h
-	page_pool.h page_frag_cache.h"
+	page_pool.h page_frag_cache.h skbuff.h xdp.h netdevice.h netsim.h"
 # Macros of those headers that are not API and have no page of their own,
 # besides the include guards (PAGEPOOL_*_H) and the local helpers a header
 # #undefs again (PP_DMA_STATS_FIELD):

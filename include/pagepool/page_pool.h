@@ -525,6 +525,20 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
  */
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
 
+/**
+ * page_pool_release_page() - take @page out of @pool for good: its DMA
+ * mapping is undone, it stops counting as in flight, and it becomes an
+ * ordinary page that the holder frees with put_page().
+ * @pool: the page's pool
+ * @page: a page of @pool holding one pool reference (a whole page)
+ *
+ * The kernel's call of v4.18 to v6.4, which drivers used before handing a
+ * page to the stack in an skb not marked for recycling. A page that does
+ * not belong to @pool is left alone.
+ * Context: any thread holding the page.
+ */
+PP_API void page_pool_release_page(struct page_pool *pool, struct page *page);
+
 /*
  * ---- DMA ----------------------------------------------------------------
  */

@@ -75,6 +75,8 @@ extern "C" {
 /**
  * struct napi_struct - the context allowed to recycle directly.
  * @list_owner: identity of the thread that polls (pp_thread_self()), or 0.
+ * @poll, @dev, @weight, @napi_id, @state: the NAPI instance of a net_device
+ *	(netif_napi_add(), see netdevice.h); unused by page_pool.
  *
  * In the kernel a pool's direct (lockless) recycling is allowed on the CPU
  * where its NAPI instance runs. In pagepool NAPI is a thread: fill this in
@@ -84,8 +86,16 @@ extern "C" {
  * afterwards and the caller may free it at any time (the kernel's NAPI
  * use-after-free of Yunsheng Lin's bug 2 cannot happen).
  */
+struct net_device;
+
 struct napi_struct {
 	unsigned long list_owner;
+	/* NAPI proper (netdevice.h); the page_pool reads list_owner only. */
+	int (*poll)(struct napi_struct *napi, int budget);
+	struct net_device *dev;
+	int weight;
+	unsigned int napi_id;
+	unsigned long state;
 };
 
 /*

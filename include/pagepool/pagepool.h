@@ -22,5 +22,9 @@
 #include <pagepool/netmem.h>
 #include <pagepool/page_pool.h>
 #include <pagepool/page_frag_cache.h>
+#include <pagepool/skbuff.h>
+#include <pagepool/xdp.h>
+#include <pagepool/netdevice.h>
+#include <pagepool/netsim.h>
 
 #endif /* PAGEPOOL_PAGEPOOL_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * DOC: netsim — a software NIC (devices sim0, sim1, ...)
+ *
+ * A network device whose hardware is simulated, with a driver written the
+ * way a kernel driver with page_pool and XDP is (drivers/net/ethernet/
+ * freescale/fec_main.c, seed 001's): per queue an RX and a TX descriptor
+ * ring holding DMA addresses, a page_pool that fills the RX ring
+ * (PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV, XDP_PACKET_HEADROOM in front of
+ * every packet), native XDP (DROP, PASS, TX, ABORTED, REDIRECT to another
+ * device, whose frames it also transmits: ndo_xdp_xmit), skbs built over
+ * the RX pages with
+ * napi_build_skb() and either marked for recycling or released from the
+ * pool first (page_pool_release_page(), the seed's other column).
+ *
+ * The device side touches packet memory only through the DMA device layer
+ * (pp_dma_dev_write() to receive, pp_dma_dev_read() to transmit), so with
+ * the IOMMU model every access to a buffer the driver did not map, or no
+ * longer maps, is a fault.
+ *
+ * The wire. netsim_wire_rx() plays the network and the NIC's DMA engine,
+ * inline in the caller's thread (like DPDK's net_null with copy=1): it
+ * transmits what the driver posted on the TX rings and writes up to @max
+ * Ethernet/IPv4/UDP frames into posted RX buffers, flows taking turns. A
+ * frame that finds no posted buffer is counted as rx_missed_errors.
+ * netsim_wire_start() runs the wire on its own thread instead (the
+ * realistic case: the NIC works while the CPU polls). With several queues
+ * the flows are spread by a hash of their UDP port (RSS: hash modulo the
+ * queue count), each queue's wire sending only its own flows; the hash
+ * reaches the skb (skb->hash).
+ */
+#ifndef PAGEPOOL_NETSIM_H
+#define PAGEPOOL_NETSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pagepool/netdevice.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct netsim_opts - options of netsim_create().
+ * @sz: sizeof(struct netsim_opts)
+ * @queues: RX/TX queue pairs (default 1, at most 16)
+ * @ring_size: descriptors per ring, a power of two (default 256, 16..4096)
+ * @dma_dev: the DMA device (identity or IOMMU model); NULL: an identity
+ *	device of the netsim's own
+ * @no_recycle: release pages from the pool before building skbs instead of
+ *	marking skbs for recycling
+ * @frame_len: frame size in bytes without FCS (default 64; ETH_ZLEN..the
+ *	RX buffer, see netsim_wire_set())
+ * @flows: UDP flows, by destination port (default 1, at most 65536)
+ */
+struct netsim_opts {
+	size_t sz;
+	unsigned int queues;
+	unsigned int ring_size;
+	struct device *dma_dev;
+	bool no_recycle;
+	unsigned int frame_len;
+	unsigned int flows;
+};
+
+/** struct netsim_stats - the wire's counters. */
+struct netsim_stats {
+	uint64_t wire_sent;	/* frames offered to the RX side */
+	uint64_t wire_tx;	/* frames the device transmitted */
+	uint64_t dma_errors;	/* device accesses that faulted */
+};
+
+/**
+ * netsim_create() - create and register a software NIC ("sim%d").
+ * Return: the device (down); NULL with errno EINVAL (bad options, with a
+ * message on stderr) or ENOMEM.
+ */
+PP_API struct net_device *netsim_create(const struct netsim_opts *opts);
+
+/**
+ * netsim_destroy() - close, unregister and free a netsim device. Pages
+ * still held elsewhere keep their pools alive until returned.
+ */
+PP_API void netsim_destroy(struct net_device *dev);
+
+/**
+ * netsim_wire_set() - the wire's frame size and flow count from now on.
+ * Return: 0; -EINVAL (not a netsim device, flows 0 or above 65536,
+ * @frame_len below ETH_ZLEN); -EMSGSIZE (@frame_len larger than the RX
+ * buffer, SKB_WITH_OVERHEAD(PAGE_SIZE) - XDP_PACKET_HEADROOM); -EBUSY (a
+ * wire thread runs).
+ */
+PP_API int netsim_wire_set(struct net_device *dev, unsigned int frame_len,
+			   unsigned int flows);
+
+/**
+ * netsim_wire_rx() - the device's work on queue @queue: transmit what is
+ * posted on its TX ring, then receive up to @max frames.
+ * Return: frames received into posted buffers (>= 0); -EINVAL; -ENETDOWN;
+ * -EBUSY (a wire thread runs on the queue).
+ * Context: the device's NAPI thread (inline wire).
+ */
+PP_API int netsim_wire_rx(struct net_device *dev, unsigned int queue,
+			  unsigned int max);
+
+/**
+ * netsim_wire_start() - run the wire of queue @queue on its own thread:
+ * it transmits what is posted on the TX ring and writes frames into RX
+ * buffers as the driver posts them, waiting for buffers rather than
+ * losing frames, until netsim_wire_stop() or @count frames (0: no limit).
+ * The NAPI thread keeps polling meanwhile.
+ * Return: 0; -EINVAL; -ENETDOWN; -EBUSY (already running); -EAGAIN.
+ * Context: the device's NAPI thread. While it runs, netsim_wire_rx() on
+ * the queue returns -EBUSY.
+ */
+PP_API int netsim_wire_start(struct net_device *dev, unsigned int queue,
+			     uint64_t count);
+
+/**
+ * netsim_wire_stop() - stop and join the wire thread of @queue (closing
+ * the device does it too). Frames it wrote are still to be polled.
+ * Return: 0; -EINVAL; -ENOENT (not running).
+ */
+PP_API int netsim_wire_stop(struct net_device *dev, unsigned int queue);
+
+/** netsim_get_stats() - the wire's counters. Return: 0 or -EINVAL. */
+PP_API int netsim_get_stats(const struct net_device *dev,
+			    struct netsim_stats *stats);
+
+/**
+ * netsim_page_pool() - the page_pool of RX queue @queue (NULL while down):
+ * for statistics.
+ */
+PP_API struct page_pool *netsim_page_pool(const struct net_device *dev,
+					  unsigned int queue);
+
+/** netsim_napi() - the NAPI instance of queue @queue, for napi_poll(). */
+PP_API struct napi_struct *netsim_napi(struct net_device *dev,
+				       unsigned int queue);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAGEPOOL_NETSIM_H */

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * Socket buffers: building an skb over a buffer the driver owns, page
+ * fragments, and the free paths (the kernel's net/core/skbuff.c, the parts
+ * an RX path uses, written anew).
+ *
+ * Where each piece of an skb goes when it is freed decides whether a
+ * page_pool recycles: a head or fragment of an skb marked pp_recycle is
+ * handed to napi_pp_put_page(), which recognises pool pages by their
+ * signature and returns them with allow_direct false, so the pool's own
+ * owner check decides between the lockless alloc cache (freed on the
+ * pool's NAPI thread) and the ring (any other thread) — the kernel's
+ * page_pool_napi_local() rule. Everything else is put_page()d (a page
+ * fragment head) or freed (a head from the general allocator).
+ *
+ * The skb structs themselves come from the general allocator (the
+ * kernel's skbuff slab) or, for napi_build_skb() and napi_consume_skb(),
+ * from a per-thread cache shaped like the kernel's per-CPU
+ * napi_alloc_cache: a stack of 64, refilled 16 at a time when empty, half
+ * flushed when full. A per-thread key's destructor flushes it when the
+ * thread exits, since threads, unlike CPUs, go away.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pagepool/page_frag_cache.h>
+#include <pagepool/page_pool.h>
+#include <pagepool/skbuff.h>
+
+/* Largest head we build: the kernel's u16 header offsets bound it too. */
+#define SKB_MAX_HEAD 65536u
+
+/* ---- The skbuff "slab" and the per-thread cache ------------------------ */
+
+static struct sk_buff *
+skbuff_cache_alloc(void)
+{
+	return malloc(sizeof(struct sk_buff));
+}
+
+static void
+skbuff_cache_free(struct sk_buff *skb)
+{
+	free(skb);
+}
+
+struct napi_alloc_cache {
+	unsigned int skb_count;
+	bool registered;
+	struct sk_buff *skb_cache[NAPI_SKB_CACHE_SIZE];
+};
+
+static __thread struct napi_alloc_cache napi_alloc_cache;
+static pthread_key_t napi_cache_key;
+static pthread_once_t napi_cache_once = PTHREAD_ONCE_INIT;
+
+void
+pp_skb_cache_thread_drain(void)
+{
+	struct napi_alloc_cache *nc = &napi_alloc_cache;
+
+	while (nc->skb_count > 0)
+		skbuff_cache_free(nc->skb_cache[--nc->skb_count]);
+}
+
+static void
+napi_cache_destructor(void *arg)
+{
+	(void)arg;
+	pp_skb_cache_thread_drain();
+}
+
+static void
+napi_cache_key_init(void)
+{
+	/* Without the key a thread's cached structs leak at its exit; the
+	 * cache still works. */
+	(void)pthread_key_create(&napi_cache_key, napi_cache_destructor);
+}
+
+/* Arm the exit-time flush once per thread, on its first cache use. */
+static void
+napi_cache_register(struct napi_alloc_cache *nc)
+{
+	pthread_once(&napi_cache_once, napi_cache_key_init);
+	(void)pthread_setspecific(napi_cache_key, nc);
+	nc->registered = true;
+}
+
+static struct sk_buff *
+napi_skb_cache_get(void)
+{
+	struct napi_alloc_cache *nc = &napi_alloc_cache;
+
+	if (PP_UNLIKELY(nc->skb_count == 0)) {
+		if (!nc->registered)
+			napi_cache_register(nc);
+		while (nc->skb_count < NAPI_SKB_CACHE_BULK) {
+			struct sk_buff *skb = skbuff_cache_alloc();
+
+			if (skb == NULL)
+				break;
+			nc->skb_cache[nc->skb_count++] = skb;
+		}
+		if (nc->skb_count == 0)
+			return NULL;
+	}
+	return nc->skb_cache[--nc->skb_count];
+}
+
+static void
+napi_skb_cache_put(struct sk_buff *skb)
+{
+	struct napi_alloc_cache *nc = &napi_alloc_cache;
+	unsigned int i;
+
+	if (PP_UNLIKELY(!nc->registered))
+		napi_cache_register(nc);
+	nc->skb_cache[nc->skb_count++] = skb;
+	if (PP_UNLIKELY(nc->skb_count == NAPI_SKB_CACHE_SIZE)) {
+		for (i = NAPI_SKB_CACHE_HALF; i < NAPI_SKB_CACHE_SIZE; i++)
+			skbuff_cache_free(nc->skb_cache[i]);
+		nc->skb_count = NAPI_SKB_CACHE_HALF;
+	}
+}
+
+/* ---- Building ---------------------------------------------------------- */
+
+static void
+build_skb_around(struct sk_buff *skb, void *data, unsigned int frag_size)
+{
+	struct skb_shared_info *shinfo;
+	unsigned int size = SKB_WITH_OVERHEAD(frag_size);
+
+	memset(skb, 0, sizeof(*skb));
+	skb->head = data;
+	skb->data = data;
+	skb->tail = 0;
+	skb->end = size;
+	skb->truesize = SKB_TRUESIZE(size);
+	skb->users = 1;
+	skb->head_frag = 1;
+	skb->mac_header = 0xffff;
+	skb->network_header = 0xffff;
+	skb->transport_header = 0xffff;
+	shinfo = skb_shinfo(skb);
+	memset(shinfo, 0, offsetof(struct skb_shared_info, frags));
+	shinfo->dataref = 1;
+}
+
+static bool
+frag_size_ok(const void *data, unsigned int frag_size)
+{
+	if (data == NULL || frag_size > SKB_MAX_HEAD ||
+	    frag_size <= SKB_DATA_ALIGN(sizeof(struct skb_shared_info))) {
+		errno = EINVAL;
+		return false;
+	}
+	return true;
+}
+
+struct sk_buff *
+build_skb(void *data, unsigned int frag_size)
+{
+	struct sk_buff *skb;
+
+	if (!frag_size_ok(data, frag_size))
+		return NULL;
+	skb = skbuff_cache_alloc();
+	if (skb == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	build_skb_around(skb, data, frag_size);
+	return skb;
+}
+
+struct sk_buff *
+napi_build_skb(void *data, unsigned int frag_size)
+{
+	struct sk_buff *skb;
+
+	if (!frag_size_ok(data, frag_size))
+		return NULL;
+	skb = napi_skb_cache_get();
+	if (PP_UNLIKELY(skb == NULL)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	build_skb_around(skb, data, frag_size);
+	return skb;
+}
+
+struct sk_buff *
+alloc_skb(unsigned int size, gfp_t gfp)
+{
+	struct sk_buff *skb;
+	unsigned int total;
+	void *data;
+
+	(void)gfp;
+	if (size > SKB_MAX_HEAD) {
+		errno = EINVAL;
+		return NULL;
+	}
+	total = SKB_HEAD_ALIGN(size);
+	skb = skbuff_cache_alloc();
+	data = aligned_alloc(SMP_CACHE_BYTES, total);
+	if (skb == NULL || data == NULL) {
+		free(data);
+		free(skb);
+		errno = ENOMEM;
+		return NULL;
+	}
+	build_skb_around(skb, data, total);
+	skb->head_frag = 0;
+	return skb;
+}
+
+/* ---- Data -------------------------------------------------------------- */
+
+void *
+skb_put(struct sk_buff *skb, unsigned int len)
+{
+	if (skb == NULL || skb_is_nonlinear(skb) ||
+	    len > skb->end - skb->tail) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return __skb_put(skb, len);
+}
+
+void *
+skb_push(struct sk_buff *skb, unsigned int len)
+{
+	if (skb == NULL || len > skb_headroom(skb)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return __skb_push(skb, len);
+}
+
+void *
+skb_pull(struct sk_buff *skb, unsigned int len)
+{
+	if (skb == NULL || len > skb_headlen(skb)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return __skb_pull(skb, len);
+}
+
+int
+skb_add_rx_frag(struct sk_buff *skb, int i, struct page *page, int off,
+		int size, unsigned int truesize)
+{
+	skb_frag_t *frag;
+
+	if (skb == NULL || page == NULL || i < 0 || i >= MAX_SKB_FRAGS ||
+	    off < 0 || size < 0)
+		return -EINVAL;
+	frag = &skb_shinfo(skb)->frags[i];
+	frag->netmem = page;
+	frag->offset = (unsigned int)off;
+	frag->len = (unsigned int)size;
+	if (i + 1 > skb_shinfo(skb)->nr_frags)
+		skb_shinfo(skb)->nr_frags = (uint8_t)(i + 1);
+	skb->len += (unsigned int)size;
+	skb->data_len += (unsigned int)size;
+	skb->truesize += truesize;
+	return 0;
+}
+
+/* ---- Freeing ----------------------------------------------------------- */
+
+bool
+napi_pp_put_page(struct page *page)
+{
+	if (page == NULL)
+		return false;
+	page = compound_head(page);
+	if (PP_UNLIKELY((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE))
+		return false;
+	/* allow_direct false: the pool checks whether we are its owner, as
+	 * page_pool_napi_local() does in the kernel. */
+	page_pool_put_full_page(page->pp, page, false);
+	return true;
+}
+
+static void
+skb_page_unref(struct page *page, bool recycle)
+{
+	if (recycle && napi_pp_put_page(page))
+		return;
+	put_page(page);
+}
+
+static void
+skb_free_head(struct sk_buff *skb, unsigned char *head)
+{
+	if (skb->head_frag) {
+		if (skb->pp_recycle && napi_pp_put_page(virt_to_page(head)))
+			return;
+		page_frag_free(head);
+	} else {
+		free(head);
+	}
+}
+
+static void
+skb_release_data(struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	int i;
+
+	/* No clones: this skb is the data's only user. */
+	for (i = 0; i < shinfo->nr_frags; i++)
+		skb_page_unref(shinfo->frags[i].netmem, skb->pp_recycle);
+	skb_free_head(skb, skb->head);
+}
+
+/* Drop one user reference; true if it was the last. */
+static bool
+skb_unref(struct sk_buff *skb)
+{
+	if (skb == NULL)
+		return false;
+	/* The sole holder needs no atomic (the kernel's fast path). */
+	if (PP_LIKELY(pp_load_relaxed(&skb->users) == 1))
+		return true;
+	/* R6/A6: acq_rel pairs with the other holders' drops, so the last
+	 * one frees the skb after all their accesses. */
+	return pp_fetch_sub_acq_rel(&skb->users, 1) == 1;
+}
+
+void
+kfree_skb(struct sk_buff *skb)
+{
+	if (!skb_unref(skb))
+		return;
+	skb_release_data(skb);
+	skbuff_cache_free(skb);
+}
+
+void
+consume_skb(struct sk_buff *skb)
+{
+	/* Same work as a drop; the kernel only traces them differently. */
+	kfree_skb(skb);
+}
+
+void
+napi_consume_skb(struct sk_buff *skb, int budget)
+{
+	/* Budget 0: netpoll, not the NAPI context; no thread cache. */
+	if (PP_UNLIKELY(budget == 0)) {
+		consume_skb(skb);
+		return;
+	}
+	if (!skb_unref(skb))
+		return;
+	skb_release_data(skb);
+	napi_skb_cache_put(skb);
+}
+
+int
+pskb_expand_head(struct sk_buff *skb, int nhead, int ntail, gfp_t gfp)
+{
+	unsigned int size, total, off;
+	unsigned char *data, *old_head;
+	struct skb_shared_info *old;
+
+	(void)gfp;
+	if (skb == NULL || nhead < 0 || ntail < 0 ||
+	    skb->end + (unsigned int)nhead + (unsigned int)ntail > SKB_MAX_HEAD)
+		return -EINVAL;
+	size = SKB_DATA_ALIGN(skb->end + (unsigned int)nhead +
+			      (unsigned int)ntail);
+	total = size + SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	data = aligned_alloc(SMP_CACHE_BYTES, total);
+	if (data == NULL)
+		return -ENOMEM;
+	old_head = skb->head;
+	old = skb_shinfo(skb);
+	/* Headroom and linear data move; the fragments' references move
+	 * with the shared info, so only the old head is freed. */
+	memcpy(data + nhead, skb->head, skb->tail);
+	memcpy(data + size, old, sizeof(*old));
+	off = (unsigned int)nhead;
+	skb_free_head(skb, old_head);
+	skb->head = data;
+	skb->head_frag = 0;
+	skb->data = data + (skb->data - old_head) + off;
+	skb->tail += off;
+	skb->end = size;
+	if (skb->mac_header != 0xffff)
+		skb->mac_header = (uint16_t)(skb->mac_header + off);
+	if (skb->network_header != 0xffff)
+		skb->network_header = (uint16_t)(skb->network_header + off);
+	if (skb->transport_header != 0xffff)
+		skb->transport_header = (uint16_t)(skb->transport_header + off);
+	return 0;
+}

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * xdp2: the kernel's samples/bpf xdp2 (xdp2_kern.c with xdp1_user.c) on
+ * pagepool's software NIC. The program parses Ethernet (with up to two
+ * VLAN tags) and IPv4 or IPv6, counts packets per IP protocol, swaps the
+ * MAC addresses and sends the packet back out (XDP_TX); every second the
+ * tool prints the rate per protocol seen, as seed 001 shows it:
+ *
+ *   proto 17:     122473 pkt/s
+ *
+ * The device is a netsim NIC the tool creates; its wire runs inline in the
+ * polling thread unless --wire thread. Our options beyond the sample's
+ * -S, -N and -F: --duration, --no-recycle, --iommu, --size, --flows,
+ * --wire. At exit the tool checks, as xdp_rxq_info does, that every frame
+ * and page is accounted for and the DMA device saw no fault.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pagepool/netsim.h>
+#include <pagepool/page_pool.h>
+
+#include "cli.h"
+
+#define NPROTO 256
+
+struct xdp2_state {
+	uint64_t rxcnt[NPROTO];
+};
+
+static volatile sig_atomic_t stop;
+static int pool_freed;
+
+static int
+parse_ipv4(const unsigned char *data, size_t off, const unsigned char *end)
+{
+	if (data + off + 20 > end)
+		return 0;
+	return data[off + 9];
+}
+
+static int
+parse_ipv6(const unsigned char *data, size_t off, const unsigned char *end)
+{
+	if (data + off + 40 > end)
+		return 0;
+	return data[off + 6];
+}
+
+/* xdp2_kern.c's program: count by IP protocol, swap MACs, XDP_TX. */
+static uint32_t
+xdp2_prog(struct xdp_md *ctx, void *priv)
+{
+	struct xdp2_state *st = priv;
+	unsigned char *data = ctx->data, *end = ctx->data_end, tmp[ETH_ALEN];
+	size_t off = ETH_HLEN;
+	unsigned int proto;
+	int ipproto = 0, i;
+
+	if (data + off > end)
+		return XDP_DROP;
+	proto = (unsigned int)data[12] << 8 | data[13];
+	for (i = 0; i < 2 && (proto == 0x8100 || proto == 0x88A8); i++) {
+		if (data + off + 4 > end)
+			return XDP_DROP;
+		proto = (unsigned int)data[off + 2] << 8 | data[off + 3];
+		off += 4;
+	}
+	if (proto == ETH_P_IP)
+		ipproto = parse_ipv4(data, off, end);
+	else if (proto == ETH_P_IPV6)
+		ipproto = parse_ipv6(data, off, end);
+	st->rxcnt[ipproto]++;
+	memcpy(tmp, data, ETH_ALEN);
+	memcpy(data, data + ETH_ALEN, ETH_ALEN);
+	memcpy(data + ETH_ALEN, tmp, ETH_ALEN);
+	return XDP_TX;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [OPTS] IFACE\n\n"
+		"OPTS:\n"
+		"    -S    use skb-mode\n"
+		"    -N    enforce native mode\n"
+		"    -F    force loading prog\n"
+		"    --duration SEC        stop after SEC seconds (0: at SIGINT)\n"
+		"    --no-recycle          release pages before building skbs\n"
+		"    --iommu               DMA through the IOMMU model\n"
+		"    --size BYTES          frame size on the wire (64)\n"
+		"    --flows N             UDP flows on the wire (1)\n"
+		"    --wire inline|thread  where the wire runs (inline)\n",
+		prog);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void
+on_pool_free(void *pool)
+{
+	(void)pool;
+	__atomic_store_n(&pool_freed, 1, __ATOMIC_RELEASE);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'D' },
+		{ "no-recycle", no_argument, NULL, 'R' },
+		{ "iommu", no_argument, NULL, 'I' },
+		{ "size", required_argument, NULL, 'L' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "wire", required_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct netsim_opts nopts = { .sz = sizeof(nopts) };
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+	struct xdp2_state st, prev;
+	struct net_device *devs[16], *dev;
+	struct napi_struct *napi;
+	struct netsim_stats ws;
+	struct bpf_prog prog;
+	struct device *dmadev;
+	const char *ifname;
+	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
+	unsigned int duration = 0, want = 0, ndev = 0, i;
+	bool iommu = false, wire_thread = false;
+	uint64_t iter = 0, seen, rx;
+	double t0, tlast, t;
+	char check[IFNAMSIZ];
+	int opt, ret, rc = 0;
+
+	while ((opt = getopt_long(argc, argv, "SNFh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'S':
+			xdp_flags |= XDP_FLAGS_SKB_MODE;
+			break;
+		case 'N':
+			/* The default; the sample's flag kept for its users. */
+			xdp_flags |= XDP_FLAGS_DRV_MODE;
+			break;
+		case 'F':
+			xdp_flags &= ~XDP_FLAGS_UPDATE_IF_NOEXIST;
+			break;
+		case 'D':
+			duration = (unsigned int)pp_tool_parse_num(argv[0],
+					"--duration", optarg, 0, 86400);
+			break;
+		case 'R':
+			nopts.no_recycle = true;
+			break;
+		case 'I':
+			iommu = true;
+			break;
+		case 'L':
+			nopts.frame_len = (unsigned int)pp_tool_parse_num(
+				argv[0], "--size", optarg, 1, 65536);
+			break;
+		case 'f':
+			nopts.flows = (unsigned int)pp_tool_parse_num(
+				argv[0], "--flows", optarg, 1, 65536);
+			break;
+		case 'W':
+			if (strcmp(optarg, "thread") == 0) {
+				wire_thread = true;
+			} else if (strcmp(optarg, "inline") != 0) {
+				fprintf(stderr,
+					"ERR: --wire must be inline or thread\n");
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(argv[0]);
+			return 0;
+		default:
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(argv[0]);
+		return 2;
+	}
+	if ((xdp_flags & XDP_FLAGS_MODES) == XDP_FLAGS_MODES) {
+		fprintf(stderr, "ERR: -S and -N exclude each other\n");
+		return 2;
+	}
+	ifname = argv[optind];
+	if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16 ||
+	    (snprintf(check, sizeof(check), "sim%u", want),
+	     strcmp(check, ifname) != 0)) {
+		fprintf(stderr, "ERR: unknown interface %s: %s\n", ifname,
+			strerror(ENODEV));
+		return 2;
+	}
+
+	dmadev = iommu ? pp_iommu_create(NULL) : pp_dma_identity_create(NULL);
+	if (dmadev == NULL) {
+		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
+		return 1;
+	}
+	nopts.dma_dev = dmadev;
+	for (i = 0; i <= want; i++) {
+		devs[i] = netsim_create(&nopts);
+		if (devs[i] == NULL) {
+			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
+				strerror(errno));
+			rc = errno == EINVAL ? 2 : 1;
+			goto out;
+		}
+		ndev++;
+	}
+	dev = dev_get_by_name(ifname);
+	ret = dev != NULL ? dev_open(dev) : -ENODEV;
+	if (ret != 0) {
+		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+			strerror(-ret));
+		rc = 1;
+		goto out;
+	}
+	page_pool_use_xdp_mem(netsim_page_pool(dev, 0), on_pool_free, NULL);
+	page_pool_destroy(netsim_page_pool(dev, 0));
+
+	memset(&st, 0, sizeof(st));
+	memset(&prev, 0, sizeof(prev));
+	prog = (struct bpf_prog){ .run = xdp2_prog, .priv = &st,
+				  .name = "xdp_prog1" };
+	ret = dev_xdp_attach(dev, &prog, xdp_flags);
+	if (ret != 0) {
+		fprintf(stderr, "ERR: link set xdp fd failed: %s\n",
+			strerror(-ret));
+		rc = 1;
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	napi = netsim_napi(dev, 0);
+	if (wire_thread && netsim_wire_start(dev, 0, 0) != 0) {
+		fprintf(stderr, "ERR: wire thread failed\n");
+		rc = 1;
+		goto out;
+	}
+	t0 = tlast = now_s();
+	while (!stop) {
+		if (!wire_thread)
+			netsim_wire_rx(dev, 0, NAPI_POLL_WEIGHT);
+		if (napi_poll(napi) == 0 && wire_thread)
+			sched_yield();
+		if ((++iter & 255) != 0)
+			continue;
+		t = now_s();
+		if (t - tlast >= 1.0) {
+			for (i = 0; i < NPROTO; i++) {
+				if (st.rxcnt[i] == prev.rxcnt[i])
+					continue;
+				printf("proto %u: %10" PRIu64 " pkt/s\n", i,
+				       (uint64_t)((double)(st.rxcnt[i] -
+							   prev.rxcnt[i]) /
+						  (t - tlast)));
+			}
+			fflush(stdout);
+			prev = st;
+			tlast = t;
+		}
+		if (duration != 0 && t - t0 >= duration)
+			break;
+	}
+	if (wire_thread) {
+		netsim_wire_stop(dev, 0);
+		while (napi_poll(napi) > 0)
+			;
+	}
+	dev_xdp_attach(dev, NULL, xdp_flags & XDP_FLAGS_MODES);
+	netsim_wire_rx(dev, 0, 0);
+	napi_poll(napi);
+
+	netsim_get_stats(dev, &ws);
+	rx = dev->stats.rx_packets;
+	for (i = 0, seen = 0; i < NPROTO; i++)
+		seen += st.rxcnt[i];
+	/* Sent back out or, when the TX ring was full, an exception. */
+	if (ws.wire_sent != rx + dev->stats.rx_missed_errors ||
+	    seen != rx || ws.wire_tx + dev->xdp_exceptions != rx) {
+		fprintf(stderr,
+			"ERR: frames unaccounted: wire %" PRIu64 ", received %" PRIu64
+			", seen %" PRIu64 ", sent back %" PRIu64 "\n",
+			ws.wire_sent, rx, seen, ws.wire_tx);
+		rc = 1;
+	}
+out:
+	for (i = 0; i < ndev; i++)
+		netsim_destroy(devs[i]);
+	pp_skb_cache_thread_drain();
+	if (rc == 0 && !__atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE)) {
+		fprintf(stderr, "ERR: pages still in flight after destroy\n");
+		rc = 1;
+	}
+	if (pp_dma_dev_get_stats(dmadev, &ds) == 0 &&
+	    (ds.faults != 0 || ds.live_mappings != 0)) {
+		fprintf(stderr, "ERR: DMA: %" PRIu64 " faults, %" PRIu64
+			" mappings left\n", ds.faults, ds.live_mappings);
+		rc = 1;
+	}
+	pp_dma_dev_destroy(dmadev);
+	return rc;
+}

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * xdp_rxq_info: the kernel's samples/bpf/xdp_rxq_info (removed from the
+ * tree in 6.x) on pagepool's software NIC, with its options and its output
+ * lines, as seed 001 ran it on the fec driver:
+ *
+ *   Running XDP on dev:sim0 (ifindex:2) action:XDP_DROP options:read
+ *   XDP stats       CPU     pps         issue-pps
+ *   XDP-RX CPU      0       466,553     0
+ *   XDP-RX CPU      total   466,553
+ *
+ * The program is the sample's, as a C function: it counts every packet per
+ * CPU and per RX queue, reads the Ethernet header (--read) or swaps the MAC
+ * addresses (--swapmac, implied by XDP_TX), and returns the configured
+ * action. The device is a netsim NIC (sim0, sim1, ...) created by the
+ * tool, its wire inline in the polling thread: each loop iteration lets
+ * the wire fill up to 64 posted buffers and then runs one NAPI poll, so
+ * the numbers are the per-core cost of the RX path. Our options:
+ * --no-recycle (release pages from the pool before the skb is built: the
+ * seed's page_pool_release_page column), --duration, --iommu (the IOMMU
+ * model instead of the identity DMA device), --size and --flows (the
+ * wire's frames), --wire thread (the wire on its own thread, the NIC
+ * working while the CPU polls).
+ *
+ * At exit the device is destroyed and the tool checks that every page came
+ * back (the queue's page_pool is freed at once), that the DMA device saw
+ * no fault and holds no mapping, and that every frame is accounted for;
+ * otherwise it reports and exits 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pagepool/netsim.h>
+#include <pagepool/page_pool.h>
+
+#include "cli.h"
+
+#define EXIT_OK			0
+#define EXIT_FAIL		1
+#define EXIT_FAIL_OPTION	2
+#define EXIT_FAIL_XDP		3
+
+#define MAX_CPUS	256
+#define MAX_RXQS	64
+
+enum cfg_options_flags {
+	NO_TOUCH = 0x0U,
+	READ_MEM = 0x1U,
+	SWAP_MAC = 0x2U,
+};
+
+struct prog_state {
+	uint32_t action;
+	uint32_t options;
+	int cpu;			/* where the poll loop runs now */
+	uint64_t rx[MAX_CPUS];		/* per CPU */
+	uint64_t issue[MAX_CPUS];
+	uint64_t rxq[MAX_RXQS][MAX_CPUS];
+	uint64_t rxq_issue;
+	volatile uint16_t sink;
+};
+
+static const char *const action_names[XDP_ACTION_MAX] = {
+	[XDP_ABORTED] = "XDP_ABORTED",
+	[XDP_DROP] = "XDP_DROP",
+	[XDP_PASS] = "XDP_PASS",
+	[XDP_TX] = "XDP_TX",
+	[XDP_REDIRECT] = "XDP_REDIRECT",
+};
+
+static volatile sig_atomic_t stop;
+static int pool_freed;
+
+static uint32_t
+rxq_info_prog(struct xdp_md *ctx, void *priv)
+{
+	struct prog_state *st = priv;
+	unsigned char *eth = ctx->data, tmp[ETH_ALEN];
+	int cpu = st->cpu;
+
+	st->rx[cpu]++;
+	if (ctx->rx_queue_index >= MAX_RXQS) {
+		st->issue[cpu]++;
+		st->rxq_issue++;
+		return st->action;
+	}
+	st->rxq[ctx->rx_queue_index][cpu]++;
+	if (st->options & (READ_MEM | SWAP_MAC)) {
+		if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
+			return XDP_ABORTED;
+		if (st->options & SWAP_MAC) {
+			memcpy(tmp, eth, ETH_ALEN);
+			memcpy(eth, eth + ETH_ALEN, ETH_ALEN);
+			memcpy(eth + ETH_ALEN, tmp, ETH_ALEN);
+		} else {
+			st->sink = (uint16_t)(eth[12] << 8 | eth[13]);
+		}
+	}
+	return st->action;
+}
+
+static void
+usage(const char *prog)
+{
+	printf("\nDOCUMENTATION:\n"
+	       " XDP RX-queue info extract example on pagepool's software NIC\n\n"
+	       "Usage: %s [options]\n\n"
+	       "Options:\n"
+	       " --dev, -d NAME        device (sim0, sim1, ...)\n"
+	       " --skb-mode, -S        use skb-mode (generic XDP)\n"
+	       " --sec, -s SEC         interval between measurements (2)\n"
+	       " --no-separators, -z   no thousands separators\n"
+	       " --action, --act, -a   XDP action (XDP_PASS)\n"
+	       " --readmem, --read, -r read the packet (Ethernet header)\n"
+	       " --swapmac, -m         swap MAC addresses (implied by XDP_TX)\n"
+	       " --force, -F           replace an attached program\n"
+	       " --no-recycle          release pages before building skbs\n"
+	       " --duration SEC        stop after SEC seconds (0: at SIGINT)\n"
+	       " --iommu               DMA through the IOMMU model\n"
+	       " --coherent            a cache-coherent DMA device (no syncs)\n"
+	       " --size BYTES          frame size on the wire (64)\n"
+	       " --flows N             UDP flows on the wire (1)\n"
+	       " --queues N            RX queues, flows spread by RSS (1)\n"
+	       " --wire inline|thread  the wire in the polling thread (inline,\n"
+	       "                       the default) or on its own thread\n"
+	       " --help, -h            this text\n\n", prog);
+}
+
+static int
+parse_xdp_action(const char *s)
+{
+	int i;
+
+	for (i = 0; i < XDP_ACTION_MAX; i++)
+		if (strcmp(s, action_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static void
+list_xdp_actions(void)
+{
+	int i;
+
+	printf("Available XDP --action <options>\n");
+	for (i = 0; i < XDP_ACTION_MAX; i++)
+		printf("\t%s\n", action_names[i]);
+	printf("\n");
+}
+
+static const char *
+options2str(uint32_t flags)
+{
+	if (flags == NO_TOUCH)
+		return "no_touch";
+	if (flags & SWAP_MAC)
+		return "swapmac";
+	return "read";
+}
+
+/* The sample's "%'-11.0f": thousands separators unless -z, left aligned. */
+static void
+fmt_num(char *buf, size_t len, double v, bool sep)
+{
+	char raw[32], out[48];
+	int n, i, o = 0;
+
+	snprintf(raw, sizeof(raw), "%.0f", v);
+	if (!sep) {
+		snprintf(buf, len, "%s", raw);
+		return;
+	}
+	n = (int)strlen(raw);
+	for (i = 0; i < n; i++) {
+		out[o++] = raw[i];
+		if (i < n - 1 && (n - 1 - i) % 3 == 0)
+			out[o++] = ',';
+	}
+	out[o] = '\0';
+	snprintf(buf, len, "%s", out);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+stats_print(const struct net_device *dev, const char *action,
+	    uint32_t options, const struct prog_state *cur,
+	    const struct prog_state *prev, double period, bool sep,
+	    unsigned int nq)
+{
+	char a[48], b[48];
+	double pps, err, sum = 0, esum = 0;
+	int i, q;
+
+	printf("\nRunning XDP on dev:%s (ifindex:%d) action:%s options:%s\n",
+	       dev->name, dev->ifindex, action, options2str(options));
+	printf("%-15s %-7s %-11s %-11s\n", "XDP stats", "CPU", "pps",
+	       "issue-pps");
+	for (i = 0; i < MAX_CPUS; i++) {
+		pps = (double)(cur->rx[i] - prev->rx[i]) / period;
+		err = (double)(cur->issue[i] - prev->issue[i]) / period;
+		sum += pps;
+		esum += err;
+		if (pps <= 0 && err <= 0)
+			continue;
+		fmt_num(a, sizeof(a), pps, sep);
+		fmt_num(b, sizeof(b), err, sep);
+		printf("%-15s %-7d %-11s %-10s\n", "XDP-RX CPU", i, a, b);
+	}
+	fmt_num(a, sizeof(a), sum, sep);
+	printf("%-15s %-7s %-11s\n", "XDP-RX CPU", "total", a);
+	(void)esum;
+
+	printf("\n%-15s %-7s %-11s %-11s\n", "RXQ stats", "RXQ:CPU", "pps",
+	       "issue-pps");
+	for (q = 0; q < (int)nq && q < MAX_RXQS; q++) {
+		sum = 0;
+		for (i = 0; i < MAX_CPUS; i++) {
+			pps = (double)(cur->rxq[q][i] - prev->rxq[q][i]) / period;
+			sum += pps;
+			if (pps <= 0)
+				continue;
+			fmt_num(a, sizeof(a), pps, sep);
+			fmt_num(b, sizeof(b), 0, sep);
+			printf("%-15s %3d:%-3d %-11s %-10s\n", "rx_queue_index",
+			       q, i, a, b);
+		}
+		fmt_num(a, sizeof(a), sum, sep);
+		printf("%-15s %3d:%-3s %-11s\n", "rx_queue_index", q, "sum", a);
+	}
+	fflush(stdout);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void
+on_pool_free(void *pool)
+{
+	(void)pool;
+	__atomic_store_n(&pool_freed, 1, __ATOMIC_RELEASE);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "skb-mode", no_argument, NULL, 'S' },
+		{ "sec", required_argument, NULL, 's' },
+		{ "no-separators", no_argument, NULL, 'z' },
+		{ "action", required_argument, NULL, 'a' },
+		{ "act", required_argument, NULL, 'a' },
+		{ "readmem", no_argument, NULL, 'r' },
+		{ "read", no_argument, NULL, 'r' },
+		{ "swapmac", no_argument, NULL, 'm' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "no-recycle", no_argument, NULL, 'R' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "iommu", no_argument, NULL, 'I' },
+		{ "size", required_argument, NULL, 'L' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "wire", required_argument, NULL, 'W' },
+		{ "queues", required_argument, NULL, 'Q' },
+		{ "coherent", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog_name = argv[0], *ifname = NULL;
+	const char *action_str = "XDP_PASS";
+	struct netsim_opts nopts = { .sz = sizeof(nopts) };
+	struct prog_state *cur = NULL, *prev = NULL;
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+	struct net_device *dev = NULL, *extra[16];
+	struct netsim_stats ws;
+	struct bpf_prog prog;
+	struct napi_struct *napi[16];
+	struct page_pool *pool;
+	struct device *dmadev;
+	unsigned int interval = 2, duration = 0, want = 0, ndev = 0, i, q, nq;
+	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST, options = NO_TOUCH;
+	bool sep = true, iommu = false, watching = false, wire_thread = false;
+	bool coherent = false;
+	double t0, tlast, t;
+	uint64_t iter = 0, rx, sent;
+	int opt, action, ret, rc = EXIT_OK;
+
+	while ((opt = getopt_long(argc, argv, "d:Ss:za:rmFh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (strlen(optarg) >= IFNAMSIZ) {
+				fprintf(stderr, "ERR: --dev name too long\n");
+				return EXIT_FAIL_OPTION;
+			}
+			ifname = optarg;
+			break;
+		case 'S':
+			xdp_flags |= XDP_FLAGS_SKB_MODE;
+			break;
+		case 's':
+			interval = (unsigned int)pp_tool_parse_num(prog_name,
+					"--sec", optarg, 1, 3600);
+			break;
+		case 'z':
+			sep = false;
+			break;
+		case 'a':
+			action_str = optarg;
+			break;
+		case 'r':
+			options |= READ_MEM;
+			break;
+		case 'm':
+			options |= SWAP_MAC;
+			break;
+		case 'F':
+			xdp_flags &= ~XDP_FLAGS_UPDATE_IF_NOEXIST;
+			break;
+		case 'R':
+			nopts.no_recycle = true;
+			break;
+		case 'D':
+			duration = (unsigned int)pp_tool_parse_num(prog_name,
+					"--duration", optarg, 0, 86400);
+			break;
+		case 'I':
+			iommu = true;
+			break;
+		case 'L':
+			nopts.frame_len = (unsigned int)pp_tool_parse_num(
+				prog_name, "--size", optarg, 1, 65536);
+			break;
+		case 'f':
+			nopts.flows = (unsigned int)pp_tool_parse_num(
+				prog_name, "--flows", optarg, 1, 65536);
+			break;
+		case 'C':
+			coherent = true;
+			break;
+		case 'Q':
+			nopts.queues = (unsigned int)pp_tool_parse_num(
+				prog_name, "--queues", optarg, 1, 16);
+			break;
+		case 'W':
+			if (strcmp(optarg, "thread") == 0) {
+				wire_thread = true;
+			} else if (strcmp(optarg, "inline") != 0) {
+				fprintf(stderr,
+					"ERR: --wire must be inline or thread\n");
+				return EXIT_FAIL_OPTION;
+			}
+			break;
+		case 'h':
+			usage(prog_name);
+			return EXIT_OK;
+		default:
+			usage(prog_name);
+			return EXIT_FAIL_OPTION;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ERR: unexpected argument '%s'\n", argv[optind]);
+		usage(prog_name);
+		return EXIT_FAIL_OPTION;
+	}
+	if (ifname == NULL) {
+		fprintf(stderr, "ERR: required option --dev missing\n");
+		usage(prog_name);
+		return EXIT_FAIL_OPTION;
+	}
+	action = parse_xdp_action(action_str);
+	if (action < 0) {
+		fprintf(stderr, "ERR: Invalid XDP --action: %s\n", action_str);
+		list_xdp_actions();
+		return EXIT_FAIL_OPTION;
+	}
+	if (action == XDP_REDIRECT) {
+		fprintf(stderr,
+			"ERR: XDP_REDIRECT: the program names no target\n");
+		return EXIT_FAIL_OPTION;
+	}
+	if (action == XDP_TX)
+		options |= SWAP_MAC;
+	/* Our devices are the software NIC's: sim0 .. sim15. */
+	if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16) {
+		errno = ENODEV;
+		fprintf(stderr, "ERR: --dev name unknown err(%d):%s\n", errno,
+			strerror(errno));
+		return EXIT_FAIL_OPTION;
+	}
+	{
+		char check[IFNAMSIZ];
+
+		snprintf(check, sizeof(check), "sim%u", want);
+		if (strcmp(check, ifname) != 0) {
+			errno = ENODEV;
+			fprintf(stderr, "ERR: --dev name unknown err(%d):%s\n",
+				errno, strerror(errno));
+			return EXIT_FAIL_OPTION;
+		}
+	}
+
+	if (iommu) {
+		struct pp_iommu_opts io = { .sz = sizeof(io),
+			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+
+		dmadev = pp_iommu_create(&io);
+	} else {
+		struct pp_dma_dev_opts id = { .sz = sizeof(id),
+			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+
+		dmadev = pp_dma_identity_create(&id);
+	}
+	if (dmadev == NULL) {
+		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
+		return EXIT_FAIL;
+	}
+	nopts.dma_dev = dmadev;
+	/* Create sim0 .. simN; only the one asked for runs. */
+	for (i = 0; i <= want; i++) {
+		extra[i] = netsim_create(&nopts);
+		if (extra[i] == NULL) {
+			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
+				strerror(errno));
+			rc = errno == EINVAL ? EXIT_FAIL_OPTION : EXIT_FAIL;
+			goto out_devs;
+		}
+		ndev++;
+	}
+	dev = dev_get_by_name(ifname);
+	if (dev == NULL) {
+		fprintf(stderr, "ERR: --dev name unknown err(%d):%s\n", ENODEV,
+			strerror(ENODEV));
+		rc = EXIT_FAIL_OPTION;
+		goto out_devs;
+	}
+	ret = dev_open(dev);
+	if (ret != 0) {
+		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+			strerror(-ret));
+		rc = EXIT_FAIL;
+		goto out_devs;
+	}
+	pool = netsim_page_pool(dev, 0);
+	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
+	page_pool_destroy(pool);	/* the reference just taken */
+	watching = true;
+
+	cur = calloc(1, sizeof(*cur));
+	prev = calloc(1, sizeof(*prev));
+	if (cur == NULL || prev == NULL) {
+		fprintf(stderr, "ERR: out of memory\n");
+		rc = EXIT_FAIL;
+		goto out_free;
+	}
+	cur->action = (uint32_t)action;
+	cur->options = options;
+	cur->cpu = sched_getcpu();
+	if (cur->cpu < 0 || cur->cpu >= MAX_CPUS)
+		cur->cpu = 0;
+	prog = (struct bpf_prog){ .run = rxq_info_prog, .priv = cur,
+				  .name = "xdp_prognum0" };
+	ret = dev_xdp_attach(dev, &prog, xdp_flags);
+	if (ret != 0) {
+		fprintf(stderr, "ERR: link set xdp fd failed (err=%d): %s\n",
+			ret, strerror(-ret));
+		rc = EXIT_FAIL_XDP;
+		goto out_free;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	nq = dev->num_rx_queues;
+	for (q = 0; q < nq; q++)
+		napi[q] = netsim_napi(dev, q);
+	for (q = 0; wire_thread && q < nq; q++) {
+		ret = netsim_wire_start(dev, q, 0);
+		if (ret != 0) {
+			fprintf(stderr, "ERR: wire thread: %s\n", strerror(-ret));
+			rc = EXIT_FAIL;
+			goto out_free;
+		}
+	}
+	t0 = tlast = now_s();
+	while (!stop) {
+		int work = 0;
+
+		/* One thread polls every queue in turn (NAPI instances
+		 * scheduled on one CPU). */
+		for (q = 0; q < nq; q++) {
+			if (!wire_thread)
+				netsim_wire_rx(dev, q, NAPI_POLL_WEIGHT);
+			work += napi_poll(napi[q]);
+		}
+		/* An idle round with the wire elsewhere: the NAPI would wait
+		 * for an interrupt; give the wire the CPU if it shares it. */
+		if (work == 0 && wire_thread)
+			sched_yield();
+		if ((++iter & 255) != 0)
+			continue;
+		t = now_s();
+		if (t - tlast >= interval) {
+			stats_print(dev, action_str, options, cur, prev,
+				    t - tlast, sep, dev->num_rx_queues);
+			memcpy(prev, cur, sizeof(*cur));
+			tlast = t;
+			cur->cpu = sched_getcpu();
+			if (cur->cpu < 0 || cur->cpu >= MAX_CPUS)
+				cur->cpu = 0;
+		}
+		if (duration != 0 && t - t0 >= duration)
+			break;
+	}
+	if (stop)
+		printf("\nInterrupted: Removing XDP program on ifindex:%d device:%s\n",
+		       dev->ifindex, dev->name);
+	for (q = 0; q < nq; q++) {
+		if (wire_thread) {
+			netsim_wire_stop(dev, q);
+			/* What the wire wrote before it stopped. */
+			while (napi_poll(napi[q]) > 0)
+				;
+		}
+	}
+	dev_xdp_attach(dev, NULL, xdp_flags & XDP_FLAGS_MODES);
+	/* The device sends what XDP_TX posted; the driver completes it. */
+	for (q = 0; q < nq; q++) {
+		netsim_wire_rx(dev, q, 0);
+		napi_poll(napi[q]);
+	}
+
+	/* Every frame accounted for: the wire's are the driver's or missed;
+	 * the program saw every one the driver received. */
+	netsim_get_stats(dev, &ws);
+	rx = pp_load_relaxed(&dev->stats.rx_packets);
+	sent = ws.wire_sent;
+	for (i = 0, iter = 0; i < MAX_CPUS; i++)
+		iter += cur->rx[i];
+	if (sent != rx + dev->stats.rx_missed_errors + ws.dma_errors ||
+	    iter != rx - dev->stats.rx_dropped) {
+		fprintf(stderr,
+			"ERR: frames unaccounted: wire %" PRIu64 ", received %" PRIu64
+			", missed %" PRIu64 ", seen by XDP %" PRIu64 "\n",
+			sent, rx, dev->stats.rx_missed_errors, iter);
+		rc = EXIT_FAIL;
+	}
+out_free:
+	free(cur);
+	free(prev);
+out_devs:
+	for (i = 0; i < ndev; i++)
+		netsim_destroy(extra[i]);
+	pp_skb_cache_thread_drain();
+	if (watching &&
+	    !__atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE)) {
+		fprintf(stderr, "ERR: pages still in flight after destroy\n");
+		rc = EXIT_FAIL;
+	}
+	if (pp_dma_dev_get_stats(dmadev, &ds) == 0 &&
+	    (ds.faults != 0 || ds.live_mappings != 0)) {
+		fprintf(stderr, "ERR: DMA: %" PRIu64 " faults, %" PRIu64
+			" mappings left\n", ds.faults, ds.live_mappings);
+		rc = EXIT_FAIL;
+	}
+	pp_dma_dev_destroy(dmadev);
+	return rc;
+}
