@@ -217,6 +217,56 @@ test_access_checks(bool iommu)
 	pp_dma_dev_destroy(dev);
 }
 
+/* Ownership against a byte-per-byte model: random syncs either way, random
+ * device writes, each write a fault exactly when it touches a CPU byte. */
+static void
+test_ownership_model(bool iommu)
+{
+	struct device *dev = make(iommu, PP_DMA_F_QUIET | PP_DMA_F_DEBUG);
+	static bool cpu[4096];
+	uint64_t seed = 88172645463325252ULL, faults = 0;
+	unsigned char pkt[4096];
+	dma_addr_t a;
+	int i;
+
+	memset(cpu, 0, sizeof(cpu));
+	memset(pkt, 0x3c, sizeof(pkt));
+	a = map_here(dev, buf, 4096, DMA_FROM_DEVICE);
+	CHECK(a != DMA_MAPPING_ERROR);
+	for (i = 0; i < 20000; i++) {
+		size_t off, len, j;
+		bool any = false;
+		int op;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		op = (int)(seed % 3);
+		off = (seed >> 8) % 4096;
+		len = 1 + (seed >> 24) % (op == 2 ? 300 : 1500);
+		if (len > 4096 - off)
+			len = 4096 - off;
+		if (op == 0 || op == 1) {
+			CHECK_EQ(op == 0 ?
+				 pp_dma_sync_for_cpu(dev, a, off, len,
+						     DMA_FROM_DEVICE) :
+				 pp_dma_sync_for_device(dev, a, off, len,
+							DMA_FROM_DEVICE), 0);
+			memset(cpu + off, op == 0, len);
+			continue;
+		}
+		for (j = off; j < off + len; j++)
+			any = any || cpu[j];
+		CHECK_EQ(pp_dma_dev_write(dev, a + off, pkt, len),
+			 any ? -EFAULT : 0);
+		faults += any;
+	}
+	CHECK_EQ(stats_of(dev).debug_errors, faults);
+	CHECK(faults > 100);
+	CHECK_EQ(pp_dma_unmap(dev, a, 4096, DMA_FROM_DEVICE, 0), 0);
+	pp_dma_dev_destroy(dev);
+}
+
 /* Run @fn in a child with stderr in a file: its exit status, and whether
  * the file has a line with every one of @needles (NULL-terminated). */
 static int
@@ -387,6 +437,7 @@ main(void)
 		test_unmap_checks(iommu);
 		test_sync_checks(iommu);
 		test_access_checks(iommu);
+		test_ownership_model(iommu);
 	}
 	test_reports();
 	test_flags();

@@ -87,6 +87,7 @@ struct dbg_gone {
 };
 
 struct dma_dbg {
+	struct pp_dma_ops real;		/* the device's own ops */
 	struct pp_spinlock lock;
 	struct dbg_link *hash[DBG_HASH];
 	struct dbg_gone gone[DBG_GONE];
@@ -100,15 +101,6 @@ dbg_bucket(uint64_t page)
 			      (64 - DBG_HASH_BITS));
 }
 
-int
-_pp_dma_dbg_init(struct device *dev)
-{
-	dev->dbg = _pp_zalloc_aligned(sizeof(*dev->dbg), PP_CACHELINE_SIZE);
-	if (dev->dbg == NULL)
-		return -ENOMEM;
-	pp_spin_lock_init(&dev->dbg->lock);
-	return 0;
-}
 
 static bool
 dbg_covers(const struct dbg_map *m, dma_addr_t addr)
@@ -210,18 +202,36 @@ own_set(unsigned char *bits, size_t off, size_t len, bool cpu)
 }
 
 static bool
+own_bit(const unsigned char *bits, size_t i)
+{
+	return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+/* Any byte of [off, off + len) owned by the CPU? On every device write,
+ * so whole words where it can: a frame is ~200 bitmap bytes. */
+static bool
 own_any(const unsigned char *bits, size_t off, size_t len)
 {
-	size_t i;
+	size_t i = off, end = off + len;
+	uint64_t w;
 
-	for (i = off; i < off + len; i++) {
-		if ((i & 7) == 0 && off + len - i >= 8 && bits[i >> 3] == 0) {
-			i += 7;
-			continue;
-		}
-		if (bits[i >> 3] & (1u << (i & 7)))
+	for (; i < end && (i & 7) != 0; i++)
+		if (own_bit(bits, i))
+			return true;
+	for (; end - i >= 8 && ((i >> 3) & 7) != 0; i += 8)
+		if (bits[i >> 3] != 0)
+			return true;
+	for (; end - i >= 64; i += 64) {
+		memcpy(&w, &bits[i >> 3], sizeof(w));
+		if (w != 0)
 			return true;
 	}
+	for (; end - i >= 8; i += 8)
+		if (bits[i >> 3] != 0)
+			return true;
+	for (; i < end; i++)
+		if (own_bit(bits, i))
+			return true;
 	return false;
 }
 
@@ -255,8 +265,8 @@ _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
 		 * buffer must leave the rest as the CPU had it. */
 		memcpy(bounce, vaddr, size);
 	}
-	addr = dev->ops.map_page(dev, bounce != NULL ? bounce : vaddr, size,
-				 dir, attrs);
+	addr = dbg->real.map_page(dev, bounce != NULL ? bounce : vaddr, size,
+				  dir, attrs);
 	if (addr == DMA_MAPPING_ERROR) {
 		_pp_free(mem);
 		return DMA_MAPPING_ERROR;
@@ -266,8 +276,8 @@ _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
 				       (size + 7) / 8,
 			       sizeof(void *));
 	if (m == NULL) {
-		(void)dev->ops.unmap_page(dev, addr, size, dir,
-					  attrs | DMA_ATTR_SKIP_CPU_SYNC);
+		(void)dbg->real.unmap_page(dev, addr, size, dir,
+					   attrs | DMA_ATTR_SKIP_CPU_SYNC);
 		_pp_free(mem);
 		errno = ENOMEM;
 		return DMA_MAPPING_ERROR;
@@ -295,9 +305,9 @@ _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
 	return addr;
 }
 
-int
-_pp_dma_dbg_unmap(struct device *dev, dma_addr_t addr, size_t size,
-		  enum dma_data_direction dir, unsigned long attrs)
+static int
+dbg_unmap_op(struct device *dev, dma_addr_t addr, size_t size,
+	     enum dma_data_direction dir, unsigned long attrs)
 {
 	struct dma_dbg *dbg = dev->dbg;
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
@@ -334,7 +344,7 @@ _pp_dma_dbg_unmap(struct device *dev, dma_addr_t addr, size_t size,
 	if (reason != PP_DMA_FAULT_NONE)
 		return _pp_dma_report(dev, addr, size, site, reason, true);
 
-	ret = dev->ops.unmap_page(dev, addr, size, dir, attrs);
+	ret = dbg->real.unmap_page(dev, addr, size, dir, attrs);
 	pp_spin_lock(&dbg->lock);
 	if (ret != 0) {
 		m->dying = false;	/* a faulting unmap changes nothing */
@@ -357,9 +367,9 @@ _pp_dma_dbg_unmap(struct device *dev, dma_addr_t addr, size_t size,
 }
 
 /* @addr already includes the sync's offset. */
-int
-_pp_dma_dbg_sync(struct device *dev, dma_addr_t addr, size_t size,
-		 enum dma_data_direction dir, bool for_cpu)
+static int
+dbg_sync(struct device *dev, dma_addr_t addr, size_t size,
+	 enum dma_data_direction dir, bool for_cpu)
 {
 	struct dma_dbg *dbg = dev->dbg;
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
@@ -408,12 +418,30 @@ out:
 		return _pp_dma_report(dev, addr, size, site, reason, true);
 	if (bounced != 0)
 		dma_count(dev, DMA_C_bytes_bounced, bounced);
+	if (for_cpu && dbg->real.sync_single_for_cpu != NULL)
+		return dbg->real.sync_single_for_cpu(dev, addr, size, dir);
+	if (!for_cpu && dbg->real.sync_single_for_device != NULL)
+		return dbg->real.sync_single_for_device(dev, addr, size, dir);
 	return 0;
 }
 
-int
-_pp_dma_dbg_access(struct device *dev, dma_addr_t addr, size_t len,
-		   bool to_memory)
+static int
+dbg_sync_for_cpu_op(struct device *dev, dma_addr_t addr, size_t size,
+		    enum dma_data_direction dir)
+{
+	return dbg_sync(dev, addr, size, dir, true);
+}
+
+static int
+dbg_sync_for_device_op(struct device *dev, dma_addr_t addr, size_t size,
+		       enum dma_data_direction dir)
+{
+	return dbg_sync(dev, addr, size, dir, false);
+}
+
+static int
+dbg_access_op(struct device *dev, dma_addr_t addr, void *buf, size_t len,
+	      bool to_memory)
 {
 	struct dma_dbg *dbg = dev->dbg;
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
@@ -446,6 +474,27 @@ out:
 	pp_spin_unlock(&dbg->lock);
 	if (reason != PP_DMA_FAULT_NONE)
 		return _pp_dma_report(dev, addr, len, site, reason, true);
+	return dbg->real.access(dev, addr, buf, len, to_memory);
+}
+
+int
+_pp_dma_dbg_init(struct device *dev)
+{
+	struct dma_dbg *dbg;
+
+	dbg = _pp_zalloc_aligned(sizeof(*dbg), PP_CACHELINE_SIZE);
+	if (dbg == NULL)
+		return -ENOMEM;
+	pp_spin_lock_init(&dbg->lock);
+	/* Checks run inside the ops, so the dispatch layer's fast paths
+	 * stay as they are on the devices that do not debug. */
+	dbg->real = dev->ops;
+	dev->ops.unmap_page = dbg_unmap_op;
+	dev->ops.sync_single_for_cpu = dbg_sync_for_cpu_op;
+	dev->ops.sync_single_for_device = dbg_sync_for_device_op;
+	if (dev->ops.access != NULL)
+		dev->ops.access = dbg_access_op;
+	dev->dbg = dbg;
 	return 0;
 }
 

@@ -92,17 +92,16 @@ int _pp_dma_report(struct device *dev, dma_addr_t addr, size_t size,
 /* _pp_dma_site_str() - "@site (object+offset, symbol+offset)" into @buf. */
 void _pp_dma_site_str(uintptr_t site, char *buf, size_t len);
 
-/* The debug and bounce layer (debug.c); used only when dev->dbg is set. */
+/*
+ * The debug and bounce layer (debug.c). _pp_dma_dbg_init() sets dev->dbg
+ * and replaces the unmap, sync and access ops with checking wrappers
+ * around the device's own; map goes through _pp_dma_dbg_map() when
+ * dev->dbg is set.
+ */
 int _pp_dma_dbg_init(struct device *dev);
 void _pp_dma_dbg_destroy(struct device *dev);
 dma_addr_t _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
 			   enum dma_data_direction dir, unsigned long attrs,
 			   uintptr_t site);
-int _pp_dma_dbg_unmap(struct device *dev, dma_addr_t addr, size_t size,
-		      enum dma_data_direction dir, unsigned long attrs);
-int _pp_dma_dbg_sync(struct device *dev, dma_addr_t addr, size_t size,
-		     enum dma_data_direction dir, bool for_cpu);
-int _pp_dma_dbg_access(struct device *dev, dma_addr_t addr, size_t len,
-		       bool to_memory);
 
 #endif /* PAGEPOOL_DMA_PRIV_H */
