@@ -43,6 +43,26 @@
  * The identity device has no table: it detects only unbound use and the
  * addresses 0 and DMA_MAPPING_ERROR.
  *
+ * Debugging (PP_DMA_F_DEBUG, any device): the dispatch layer keeps its own
+ * table of live mappings with the call site of each map, and checks every
+ * unmap, sync and device access against it first, as the kernel's
+ * dma-debug does. Besides the faults above (now also on the identity
+ * device) it finds a double unmap (PP_DMA_FAULT_DOUBLE_UNMAP), a device
+ * write into bytes the CPU owns - synced for the CPU and not yet synced
+ * back for the device, tracked per byte (PP_DMA_FAULT_CPU_OWNED) - and
+ * mappings live at pp_dma_dev_destroy() (listed with their call sites;
+ * fatal with PP_DMA_F_FATAL). Reports name the device, address, size and
+ * the mapping's call site; debug_errors counts them.
+ *
+ * Bounce mode (PP_DMA_F_BOUNCE, identity and IOMMU devices): as the
+ * kernel's swiotlb=force, each mapping gets its own device-side buffer and
+ * the DMA address leads to it. Map copies the whole mapping out; sync for
+ * device copies the range out for TO_DEVICE/BIDIRECTIONAL; sync for CPU
+ * copies exactly the range back for FROM_DEVICE/BIDIRECTIONAL; unmap
+ * without DMA_ATTR_SKIP_CPU_SYNC copies the whole mapping back unless
+ * TO_DEVICE. Bytes never synced keep their old contents, or PP_DMA_POISON
+ * with PP_DMA_F_POISON. A debugging mode: it allocates and copies.
+ *
  * Counting. Every device counts maps, unmaps, syncs (and bytes synced),
  * device reads and writes, faults and live mappings, so page_pool tests can
  * count on either device. A map without DMA_ATTR_SKIP_CPU_SYNC also syncs the
