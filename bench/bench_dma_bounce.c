@@ -130,6 +130,16 @@ main(int argc, char **argv)
 	int opt;
 	long r;
 
+	for (r = 1; r < argc; r++) {
+		if (strcmp(argv[r], "--help") == 0 ||
+		    strcmp(argv[r], "-h") == 0) {
+			printf("usage: %s [-n ITERATIONS] [-r ROUNDS] "
+			       "[-l FRAME_LEN]\n"
+			       "ns per frame of a packet-sized DMA cycle on "
+			       "each device set-up\n", argv[0]);
+			return 0;
+		}
+	}
 	while ((opt = getopt(argc, argv, "n:r:l:")) != -1) {
 		switch (opt) {
 		case 'n':
