@@ -10,13 +10,15 @@
  * only the synced range; the whole mapping back at unmap unless
  * DMA_ATTR_SKIP_CPU_SYNC or DMA_TO_DEVICE. Bytes never synced keep their
  * old contents, or PP_DMA_POISON with PP_DMA_F_POISON. The mapping keeps
- * its offset in the page, and the counters count the copies.
+ * its offset in the page, and the counters count the copies. Out of
+ * memory at create or map fails cleanly, leaving nothing mapped.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <pagepool/dma.h>
+#include <pagepool/fault.h>
 
 #include "helpers.h"
 
@@ -49,6 +51,19 @@ make(bool iommu, unsigned int flags)
 	CHECK(dev != NULL);
 	CHECK(pp_dma_dev_need_sync(dev));
 	return dev;
+}
+
+static struct device *
+make_quiet_or_null(bool iommu)
+{
+	const unsigned int flags = PP_DMA_F_BOUNCE | PP_DMA_F_FATAL;
+
+	if (iommu) {
+		PP_OPTS(pp_iommu_opts, o, .flags = flags);
+		return pp_iommu_create(&o);
+	}
+	PP_OPTS(pp_dma_dev_opts, o, .flags = flags);
+	return pp_dma_identity_create(&o);
 }
 
 static bool
@@ -233,6 +248,47 @@ test_two_mappings(bool iommu)
 	pp_dma_dev_destroy(dev);
 }
 
+/* Every allocation of create and map failing in turn: a clean failure
+ * each time, and the device still works and leaks nothing after. */
+static void
+test_alloc_failure(bool iommu)
+{
+	struct device *dev = NULL;
+	unsigned char pkt[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	long n;
+	dma_addr_t a;
+
+	for (n = 0; dev == NULL; n++) {
+		pp_fault_inject_alloc(n, 1);
+		errno = 0;
+		dev = make_quiet_or_null(iommu);
+		pp_fault_inject_alloc(-1, 0);
+		CHECK(dev != NULL || errno == ENOMEM);
+		CHECK(n < 16);
+	}
+	for (n = 0;; n++) {
+		struct pp_dma_stats s;
+
+		pp_fault_inject_alloc(n, 1);
+		errno = 0;
+		a = pp_dma_map(dev, mem, N, DMA_FROM_DEVICE, 0);
+		pp_fault_inject_alloc(-1, 0);
+		s = stats_of(dev);
+		if (a != DMA_MAPPING_ERROR)
+			break;
+		CHECK_EQ(errno, ENOMEM);
+		CHECK_EQ(s.live_mappings, 0);
+		CHECK_EQ(s.map_errors, (uint64_t)n + 1);
+		CHECK(n < 16);
+	}
+	CHECK(n >= 2);	/* the bounce buffer, then the table entry */
+	CHECK_EQ(pp_dma_dev_write(dev, a, pkt, sizeof(pkt)), 0);
+	CHECK_EQ(pp_dma_unmap(dev, a, N, DMA_FROM_DEVICE, 0), 0);
+	CHECK(memcmp(mem, pkt, sizeof(pkt)) == 0);
+	CHECK_EQ(stats_of(dev).live_mappings, 0);
+	pp_dma_dev_destroy(dev);
+}
+
 int
 main(void)
 {
@@ -244,6 +300,7 @@ main(void)
 		test_bidirectional(iommu);
 		test_poison(iommu);
 		test_two_mappings(iommu);
+		test_alloc_failure(iommu);
 	}
 	return T_EXIT_PASS;
 }
