@@ -43,6 +43,26 @@
  * The identity device has no table: it detects only unbound use and the
  * addresses 0 and DMA_MAPPING_ERROR.
  *
+ * Debugging (PP_DMA_F_DEBUG, any device): the dispatch layer keeps its own
+ * table of live mappings with the call site of each map, and checks every
+ * unmap, sync and device access against it first, as the kernel's
+ * dma-debug does. Besides the faults above (now also on the identity
+ * device) it finds a double unmap (PP_DMA_FAULT_DOUBLE_UNMAP), a device
+ * write into bytes the CPU owns - synced for the CPU and not yet synced
+ * back for the device, tracked per byte (PP_DMA_FAULT_CPU_OWNED) - and
+ * mappings live at pp_dma_dev_destroy() (listed with their call sites;
+ * fatal with PP_DMA_F_FATAL). Reports name the device, address, size and
+ * the mapping's call site; debug_errors counts them.
+ *
+ * Bounce mode (PP_DMA_F_BOUNCE, identity and IOMMU devices): as the
+ * kernel's swiotlb=force, each mapping gets its own device-side buffer and
+ * the DMA address leads to it. Map copies the whole mapping out; sync for
+ * device copies the range out for TO_DEVICE/BIDIRECTIONAL; sync for CPU
+ * copies exactly the range back for FROM_DEVICE/BIDIRECTIONAL; unmap
+ * without DMA_ATTR_SKIP_CPU_SYNC copies the whole mapping back unless
+ * TO_DEVICE. Bytes never synced keep their old contents, or PP_DMA_POISON
+ * with PP_DMA_F_POISON. A debugging mode: it allocates and copies.
+ *
  * Counting. Every device counts maps, unmaps, syncs (and bytes synced),
  * device reads and writes, faults and live mappings, so page_pool tests can
  * count on either device. A map without DMA_ATTR_SKIP_CPU_SYNC also syncs the
@@ -109,8 +129,34 @@ struct device;
 /* Coherent device: pp_dma_dev_need_sync() is false, so callers following
  * the kernel (page_pool) skip syncs; syncs still work if made. */
 #define PP_DMA_F_COHERENT	(1u << 2)
+/*
+ * DMA-API debugging, as the kernel's CONFIG_DMA_API_DEBUG: the dispatch
+ * layer keeps a table of the device's live mappings, each with the call
+ * site that mapped it, and checks every unmap, sync and device access
+ * against it (see DOC). Any device; costs a lock and a lookup per call.
+ */
+#define PP_DMA_F_DEBUG		(1u << 3)
+/*
+ * Bounce mode, as the kernel's swiotlb=force: each mapping gets its own
+ * device-side buffer and the DMA address points at it; bytes move between
+ * it and the CPU's memory only at map, sync and unmap. Implies
+ * PP_DMA_F_DEBUG. Identity and IOMMU devices only; not with
+ * PP_DMA_F_COHERENT.
+ */
+#define PP_DMA_F_BOUNCE		(1u << 4)
+/*
+ * With PP_DMA_F_BOUNCE: the CPU's copy of a range the device owns for
+ * DMA_FROM_DEVICE (after map, and after sync for device in that direction)
+ * is filled with PP_DMA_POISON, so bytes read without a sync for the CPU
+ * are visibly stale instead of plausibly old.
+ */
+#define PP_DMA_F_POISON		(1u << 5)
 #define PP_DMA_F_ALL \
-	(PP_DMA_F_QUIET | PP_DMA_F_FATAL | PP_DMA_F_COHERENT)
+	(PP_DMA_F_QUIET | PP_DMA_F_FATAL | PP_DMA_F_COHERENT | \
+	 PP_DMA_F_DEBUG | PP_DMA_F_BOUNCE | PP_DMA_F_POISON)
+
+/* The byte PP_DMA_F_POISON fills stale CPU-side bytes with. */
+#define PP_DMA_POISON		0xd5
 
 /* Why a fault happened. */
 enum pp_dma_fault_reason {
@@ -121,6 +167,9 @@ enum pp_dma_fault_reason {
 	PP_DMA_FAULT_SIZE,	/* unmap size differs from the map size */
 	PP_DMA_FAULT_UNBOUND,	/* the device was unbound */
 	PP_DMA_FAULT_DEVICE,	/* reported by a custom device, other cause */
+	PP_DMA_FAULT_DOUBLE_UNMAP, /* unmap of a mapping already unmapped */
+	PP_DMA_FAULT_CPU_OWNED,	/* device write into bytes the CPU owns */
+	PP_DMA_FAULT_LEAK,	/* mapping live when the device is destroyed */
 	PP_DMA_FAULT_NR,
 };
 
@@ -227,9 +276,14 @@ struct pp_dma_ops {
 	X(faults)                                                            \
 	X(live_mappings)	/* mapped and not unmapped */                \
 	X(max_live_mappings)	/* high-water mark of live_mappings */       \
-	X(unbind_live_mappings)	/* live when unbound: seed 003's bug */
+	X(unbind_live_mappings)	/* live when unbound: seed 003's bug */ \
+	X(debug_errors)		/* faults found by PP_DMA_F_DEBUG checks */ \
+	X(bounce_maps)		/* mappings given a bounce buffer */         \
+	X(bytes_bounced)	/* bytes copied to or from bounce buffers */
 
-#define PP_DMA_STATS_VERSION 1
+/* 2: debug_errors, bounce_maps, bytes_bounced, last_fault_size and
+ * last_fault_site appended. */
+#define PP_DMA_STATS_VERSION 2
 
 /**
  * struct pp_dma_stats - snapshot of a device's counters.
@@ -240,6 +294,14 @@ struct pp_dma_ops {
  * @last_fault_reason: enum pp_dma_fault_reason of the last fault.
  * @last_fault_addr: DMA address of the last fault.
  * The counters: see PP_DMA_STATS_COUNTERS().
+ * @last_fault_size: size of the access, sync or unmap of the last fault
+ *	(0 if unknown or for pp_dma_dev_fault()).
+ * @last_fault_site: with PP_DMA_F_DEBUG, the return address in the code
+ *	that mapped the mapping of the last fault (0 if none is known).
+ *
+ * Fields are only ever appended (PP_DMA_STATS_VERSION counts the
+ * additions): a caller built against an older header passes its smaller
+ * @sz and gets the fields it knows.
  *
  * Counters are read one by one while other threads may be counting: a
  * snapshot taken during traffic is not atomic as a whole.
@@ -254,6 +316,8 @@ struct pp_dma_stats {
 #define PP_DMA_STATS_FIELD(name) uint64_t name;
 	PP_DMA_STATS_COUNTERS(PP_DMA_STATS_FIELD)
 #undef PP_DMA_STATS_FIELD
+	uint64_t last_fault_size;
+	uint64_t last_fault_site;
 };
 
 /**

@@ -20,57 +20,19 @@
  * the virtual address and syncs are compiler barriers (x86 DMA is cache
  * coherent). It cannot see which addresses are mapped, so it only faults on
  * use after unbind and on the addresses 0 and DMA_MAPPING_ERROR.
+ *
+ * With PP_DMA_F_DEBUG or PP_DMA_F_BOUNCE, debug.c wraps the device's unmap,
+ * sync and access ops in its own checking ones at creation, and map calls
+ * it directly (it needs the caller's address): the default devices pay one
+ * predicted branch per map and nothing elsewhere.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <pagepool/atomic_pvt.h>
-#include <pagepool/spinlock_pvt.h>
-
 #include "dma_priv.h"
 #include "lib/mem_priv.h"
 #include "lib/opts_priv.h"
-
-enum dma_counter {
-#define DMA_COUNTER_ENUM(name) DMA_C_##name,
-	PP_DMA_STATS_COUNTERS(DMA_COUNTER_ENUM)
-#undef DMA_COUNTER_ENUM
-	DMA_C_NR,
-};
-
-#define DMA_NAME_MAX 32
-
-struct device {
-	/* Read-mostly: set at creation, read by every call. */
-	struct pp_dma_ops ops;
-	void *priv;
-	unsigned int flags;
-	/* 0 until pp_dma_dev_unbind(); R1/A1 below. */
-	int unbound;
-	/* Elects the one pp_dma_dev_unbind() that runs (before unbound). */
-	int unbinding;
-	/* Set once, by the first fault that prints the report. */
-	int reported;
-	char name[DMA_NAME_MAX];
-
-	/* Rare: the last-fault record, under @lock. */
-	struct pp_spinlock lock PP_CACHELINE_ALIGNED;
-	uint32_t last_fault_reason;
-	uint64_t last_fault_addr;
-
-	/* Relaxed statistics, written from every thread. live_mappings is
-	 * signed: an unmap on another thread may count before its map did. */
-	uint64_t ctr[DMA_C_NR] PP_CACHELINE_ALIGNED;
-	int64_t live;
-};
-
-static inline void
-dma_count(struct device *dev, enum dma_counter c, uint64_t n)
-{
-	/* Statistics only: relaxed, pairs with nothing. */
-	pp_fetch_add_relaxed(&dev->ctr[c], n);
-}
 
 static inline bool
 dma_dir_valid(enum dma_data_direction dir)
@@ -105,6 +67,9 @@ static const char *const dma_fault_names[PP_DMA_FAULT_NR] = {
 	[PP_DMA_FAULT_SIZE] = "unmap size differs from map size",
 	[PP_DMA_FAULT_UNBOUND] = "device unbound",
 	[PP_DMA_FAULT_DEVICE] = "device error",
+	[PP_DMA_FAULT_DOUBLE_UNMAP] = "unmap of a mapping already unmapped",
+	[PP_DMA_FAULT_CPU_OWNED] = "device write into memory the CPU owns",
+	[PP_DMA_FAULT_LEAK] = "mapping live when the device is destroyed",
 };
 
 const char *
@@ -120,34 +85,60 @@ pp_dma_fault_str(enum pp_dma_fault_reason reason)
  * called with a lock held: the report prints and a fatal device aborts.
  */
 int
+_pp_dma_report(struct device *dev, dma_addr_t addr, size_t size,
+	       uintptr_t site, enum pp_dma_fault_reason reason, bool debug)
+{
+	char where[160];
+
+	pp_spin_lock(&dev->lock);
+	dev->last_fault_addr = addr;
+	dev->last_fault_reason = reason;
+	dev->last_fault_size = size;
+	dev->last_fault_site = site;
+	pp_spin_unlock(&dev->lock);
+	dma_count(dev, DMA_C_faults, 1);
+	if (debug)
+		dma_count(dev, DMA_C_debug_errors, 1);
+
+	/* Once per device; the exchange only elects the reporter (no data
+	 * is published through it). */
+	if (!(dev->flags & PP_DMA_F_QUIET) &&
+	    pp_xchg_acquire(&dev->reported, 1) == 0) {
+		if (debug) {
+			_pp_dma_site_str(site, where, sizeof(where));
+			fprintf(stderr,
+				"pagepool: DMA-API debug: device %s: %s at "
+				"%#llx size %zu, mapping made at %s%s\n",
+				dev->name, pp_dma_fault_str(reason),
+				(unsigned long long)addr, size, where,
+				(dev->flags & PP_DMA_F_FATAL) ?
+					", aborting" :
+					"; further faults are only counted");
+		} else {
+			fprintf(stderr,
+				"pagepool: DMA fault on device %s: %s at "
+				"%#llx%s\n",
+				dev->name, pp_dma_fault_str(reason),
+				(unsigned long long)addr,
+				(dev->flags & PP_DMA_F_FATAL) ?
+					", aborting" :
+					"; further faults are only counted");
+		}
+	}
+	if (dev->flags & PP_DMA_F_FATAL)
+		abort();
+	errno = EFAULT;
+	return -EFAULT;
+}
+
+int
 pp_dma_dev_fault(struct device *dev, dma_addr_t addr,
 		 enum pp_dma_fault_reason reason)
 {
 	if (dev == NULL || (unsigned int)reason == PP_DMA_FAULT_NONE ||
 	    (unsigned int)reason >= PP_DMA_FAULT_NR)
 		return dma_einval();
-
-	pp_spin_lock(&dev->lock);
-	dev->last_fault_addr = addr;
-	dev->last_fault_reason = reason;
-	pp_spin_unlock(&dev->lock);
-	dma_count(dev, DMA_C_faults, 1);
-
-	/* Once per device; the exchange only elects the reporter (no data
-	 * is published through it). */
-	if (!(dev->flags & PP_DMA_F_QUIET) &&
-	    pp_xchg_acquire(&dev->reported, 1) == 0)
-		fprintf(stderr,
-			"pagepool: DMA fault on device %s: %s at %#llx%s\n",
-			dev->name, pp_dma_fault_str(reason),
-			(unsigned long long)addr,
-			(dev->flags & PP_DMA_F_FATAL) ?
-				", aborting" :
-				"; further faults are only counted");
-	if (dev->flags & PP_DMA_F_FATAL)
-		abort();
-	errno = EFAULT;
-	return -EFAULT;
+	return _pp_dma_report(dev, addr, 0, 0, reason, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -166,6 +157,12 @@ _pp_dma_dev_create(const struct pp_dma_ops *ops, void *priv,
 	dev->ops = *ops;
 	dev->priv = priv;
 	dev->flags = flags;
+	if ((flags & (PP_DMA_F_DEBUG | PP_DMA_F_BOUNCE)) &&
+	    _pp_dma_dbg_init(dev) != 0) {
+		_pp_free(dev);
+		errno = ENOMEM;
+		return NULL;
+	}
 	pp_spin_lock_init(&dev->lock);
 	snprintf(dev->name, sizeof(dev->name), "%s",
 		 name != NULL ? name : default_name);
@@ -188,13 +185,29 @@ pp_dma_dev_create_ops(const struct pp_dma_ops *ops, void *priv,
 	memcpy(&copy, ops, ops->sz < sizeof(copy) ? ops->sz : sizeof(copy));
 	copy.sz = sizeof(copy);
 	flags = PP_OPTS_GET(opts, flags, 0u);
+	/* A custom map op may accept only its own memory (a UMEM): it is
+	 * never handed a bounce buffer. */
 	if (copy.map_page == NULL || copy.unmap_page == NULL ||
-	    (flags & ~PP_DMA_F_ALL) != 0) {
+	    !_pp_dma_flags_valid(flags, false)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	return _pp_dma_dev_create(&copy, priv, flags,
 				  PP_OPTS_GET(opts, name, NULL), "custom");
+}
+
+bool
+_pp_dma_flags_valid(unsigned int flags, bool bounce_ok)
+{
+	if ((flags & ~PP_DMA_F_ALL) != 0)
+		return false;
+	if ((flags & PP_DMA_F_POISON) && !(flags & PP_DMA_F_BOUNCE))
+		return false;
+	/* A bounce buffer is never coherent: syncs are what move data. */
+	if ((flags & PP_DMA_F_BOUNCE) &&
+	    (!bounce_ok || (flags & PP_DMA_F_COHERENT)))
+		return false;
+	return true;
 }
 
 /* Context: nothing else may use @dev, now or later. */
@@ -211,6 +224,9 @@ pp_dma_dev_destroy(struct device *dev)
 			"pagepool: DMA device %s destroyed with %lld live "
 			"mapping(s)\n",
 			dev->name, (long long)live);
+	/* Lists the leaked mappings with their call sites, frees the bounce
+	 * buffers (the device is gone: nothing is copied back). */
+	_pp_dma_dbg_destroy(dev);
 	if (dev->ops.release != NULL)
 		dev->ops.release(dev);
 	_pp_free(dev);
@@ -298,7 +314,12 @@ pp_dma_map(struct device *dev, void *vaddr, size_t size,
 		errno = ENODEV;
 		return DMA_MAPPING_ERROR;
 	}
-	addr = dev->ops.map_page(dev, vaddr, size, dir, attrs);
+	/* The debug table needs the caller; the other ops it wraps. */
+	if (PP_UNLIKELY(dev->dbg != NULL))
+		addr = _pp_dma_dbg_map(dev, vaddr, size, dir, attrs,
+				       (uintptr_t)__builtin_return_address(0));
+	else
+		addr = dev->ops.map_page(dev, vaddr, size, dir, attrs);
 	if (addr == DMA_MAPPING_ERROR) {
 		dma_count(dev, DMA_C_map_errors, 1);
 		return DMA_MAPPING_ERROR;
@@ -441,6 +462,8 @@ pp_dma_dev_get_stats(const struct device *dev, struct pp_dma_stats *stats)
 	pp_spin_lock(&d->lock);
 	s.last_fault_reason = d->last_fault_reason;
 	s.last_fault_addr = d->last_fault_addr;
+	s.last_fault_size = d->last_fault_size;
+	s.last_fault_site = d->last_fault_site;
 	pp_spin_unlock(&d->lock);
 #define DMA_STATS_COPY(name) \
 	s.name = pp_load_relaxed(&d->ctr[DMA_C_##name]);
@@ -560,7 +583,7 @@ pp_dma_identity_create(const struct pp_dma_dev_opts *opts)
 		return NULL;
 	}
 	flags = PP_OPTS_GET(opts, flags, 0u);
-	if ((flags & ~PP_DMA_F_ALL) != 0) {
+	if (!_pp_dma_flags_valid(flags, true)) {
 		errno = EINVAL;
 		return NULL;
 	}

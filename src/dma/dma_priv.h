@@ -2,14 +2,64 @@
 /*
  * Copyright (c) 2026 The pagepool authors
  *
- * Private: how the built-in devices (the IOMMU model in iommu.c) are made
- * on top of the dispatch layer in dma.c, without going through the option
- * checks of the public pp_dma_dev_create_ops().
+ * Private: the device structure shared by the dispatch layer (dma.c) and
+ * the DMA-API debugging and bounce layer (debug.c), and how the built-in
+ * devices (the IOMMU model in iommu.c) are made on top of the dispatch
+ * layer without going through the option checks of the public
+ * pp_dma_dev_create_ops().
  */
 #ifndef PAGEPOOL_DMA_PRIV_H
 #define PAGEPOOL_DMA_PRIV_H
 
+#include <pagepool/atomic_pvt.h>
 #include <pagepool/dma.h>
+#include <pagepool/spinlock_pvt.h>
+
+enum dma_counter {
+#define DMA_COUNTER_ENUM(name) DMA_C_##name,
+	PP_DMA_STATS_COUNTERS(DMA_COUNTER_ENUM)
+#undef DMA_COUNTER_ENUM
+	DMA_C_NR,
+};
+
+#define DMA_NAME_MAX 32
+
+struct dma_dbg;
+
+struct device {
+	/* Read-mostly: set at creation, read by every call. */
+	struct pp_dma_ops ops;
+	void *priv;
+	unsigned int flags;
+	/* 0 until pp_dma_dev_unbind(); R1/A1 in dma.c. */
+	int unbound;
+	/* Elects the one pp_dma_dev_unbind() that runs (before unbound). */
+	int unbinding;
+	/* Set once, by the first fault that prints the report. */
+	int reported;
+	char name[DMA_NAME_MAX];
+	/* The mapping table of PP_DMA_F_DEBUG / PP_DMA_F_BOUNCE, else NULL. */
+	struct dma_dbg *dbg;
+
+	/* Rare: the last-fault record, under @lock. */
+	struct pp_spinlock lock PP_CACHELINE_ALIGNED;
+	uint32_t last_fault_reason;
+	uint64_t last_fault_addr;
+	uint64_t last_fault_size;
+	uint64_t last_fault_site;
+
+	/* Relaxed statistics, written from every thread. live_mappings is
+	 * signed: an unmap on another thread may count before its map did. */
+	uint64_t ctr[DMA_C_NR] PP_CACHELINE_ALIGNED;
+	int64_t live;
+};
+
+static inline void
+dma_count(struct device *dev, enum dma_counter c, uint64_t n)
+{
+	/* Statistics only: relaxed, pairs with nothing. */
+	pp_fetch_add_relaxed(&dev->ctr[c], n);
+}
 
 /*
  * _pp_dma_dev_create() - allocate a device around @ops (copied; trusted:
@@ -20,5 +70,38 @@
 struct device *_pp_dma_dev_create(const struct pp_dma_ops *ops, void *priv,
 				  unsigned int flags, const char *name,
 				  const char *default_name);
+
+/*
+ * _pp_dma_flags_valid() - @flags are known PP_DMA_F_* bits in a
+ * combination the device accepts: POISON needs BOUNCE, BOUNCE excludes
+ * COHERENT, and only devices whose map op takes any address (@bounce_ok:
+ * identity, IOMMU) may bounce.
+ */
+bool _pp_dma_flags_valid(unsigned int flags, bool bounce_ok);
+
+/*
+ * _pp_dma_report() - record and report a fault found at @addr for @size
+ * bytes of the mapping made at @site (0: unknown). @debug: found by the
+ * PP_DMA_F_DEBUG checks. Counts, reports once per device, aborts if
+ * PP_DMA_F_FATAL. Returns -EFAULT with errno set. Holds no lock on entry.
+ */
+int _pp_dma_report(struct device *dev, dma_addr_t addr, size_t size,
+		   uintptr_t site, enum pp_dma_fault_reason reason,
+		   bool debug);
+
+/* _pp_dma_site_str() - "@site (object+offset, symbol+offset)" into @buf. */
+void _pp_dma_site_str(uintptr_t site, char *buf, size_t len);
+
+/*
+ * The debug and bounce layer (debug.c). _pp_dma_dbg_init() sets dev->dbg
+ * and replaces the unmap, sync and access ops with checking wrappers
+ * around the device's own; map goes through _pp_dma_dbg_map() when
+ * dev->dbg is set.
+ */
+int _pp_dma_dbg_init(struct device *dev);
+void _pp_dma_dbg_destroy(struct device *dev);
+dma_addr_t _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
+			   enum dma_data_direction dir, unsigned long attrs,
+			   uintptr_t site);
 
 #endif /* PAGEPOOL_DMA_PRIV_H */

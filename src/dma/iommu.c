@@ -432,7 +432,8 @@ pp_iommu_create(const struct pp_iommu_opts *opts)
 	if (size == 0)
 		size = IOMMU_DEFAULT_SIZE;
 	/* base + size <= UINT64_MAX keeps DMA_MAPPING_ERROR out of range. */
-	if ((flags & ~PP_DMA_F_ALL) != 0 || (base & IOMMU_PAGE_MASK) != 0 ||
+	if (!_pp_dma_flags_valid(flags, true) ||
+	    (base & IOMMU_PAGE_MASK) != 0 ||
 	    (size & IOMMU_PAGE_MASK) != 0 || size > IOMMU_MAX_SIZE ||
 	    base > UINT64_MAX - size) {
 		errno = EINVAL;
