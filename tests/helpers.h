@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define T_EXIT_PASS 0
 #define T_EXIT_FAIL 1
@@ -55,6 +57,46 @@ static inline long
 t_scale(long normal)
 {
 	return T_SANITIZED ? normal / 10 : normal;
+}
+
+/*
+ * Capture what the library prints on stderr between t_capture_start() and
+ * t_capture_expect(), which restores stderr and fails the test unless the
+ * captured text contains @want. One capture at a time, single-threaded.
+ */
+static FILE *t_capture_file;
+static int t_capture_saved_fd = -1;
+
+static inline void
+t_capture_start(void)
+{
+	t_capture_file = tmpfile();
+	CHECK(t_capture_file != NULL);
+	fflush(stderr);
+	t_capture_saved_fd = dup(2);
+	CHECK(t_capture_saved_fd >= 0);
+	CHECK(dup2(fileno(t_capture_file), 2) == 2);
+}
+
+static inline void
+t_capture_expect(const char *want)
+{
+	char buf[4096];
+	size_t len;
+
+	fflush(stderr);
+	CHECK(dup2(t_capture_saved_fd, 2) == 2);
+	close(t_capture_saved_fd);
+	t_capture_saved_fd = -1;
+	rewind(t_capture_file);
+	len = fread(buf, 1, sizeof(buf) - 1, t_capture_file);
+	buf[len] = '\0';
+	fclose(t_capture_file);
+	t_capture_file = NULL;
+	if (strstr(buf, want) == NULL) {
+		fprintf(stderr, "want \"%s\" in \"%s\"\n", want, buf);
+		CHECK(0);
+	}
 }
 
 #endif /* PAGEPOOL_TESTS_HELPERS_H */

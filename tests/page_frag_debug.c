@@ -20,39 +20,6 @@
 
 #include "helpers.h"
 
-static FILE *log_file;
-static int saved_fd;
-
-static void
-capture_start(void)
-{
-	log_file = tmpfile();
-	CHECK(log_file != NULL);
-	fflush(stderr);
-	saved_fd = dup(STDERR_FILENO);
-	dup2(fileno(log_file), STDERR_FILENO);
-}
-
-/* Stop capturing; fail unless the log contains @want. */
-static void
-capture_expect(const char *want)
-{
-	char buf[4096];
-	size_t len;
-
-	fflush(stderr);
-	dup2(saved_fd, STDERR_FILENO);
-	close(saved_fd);
-	rewind(log_file);
-	len = fread(buf, 1, sizeof(buf) - 1, log_file);
-	buf[len] = '\0';
-	fclose(log_file);
-	if (strstr(buf, want) == NULL) {
-		fprintf(stderr, "want \"%s\" in \"%s\"\n", want, buf);
-		CHECK(0);
-	}
-}
-
 static int
 block_refs(const void *frag)
 {
@@ -66,11 +33,11 @@ expect_refused(void *addr, const char *what)
 	uint64_t before = page_frag_debug_errors();
 	char want[160];
 
-	capture_start();
+	t_capture_start();
 	errno = 0;
 	page_frag_free(addr);
 	snprintf(want, sizeof(want), "page_frag: %s: address %p", what, addr);
-	capture_expect(want);
+	t_capture_expect(want);
 	CHECK_EQ(errno, EINVAL);
 	CHECK_EQ(page_frag_debug_errors(), before + 1);
 }
