@@ -31,6 +31,7 @@
 #include "dma_priv.h"
 #include "lib/mem_priv.h"
 #include "lib/opts_priv.h"
+#include "lib/usdt.h"
 
 enum dma_counter {
 #define DMA_COUNTER_ENUM(name) DMA_C_##name,
@@ -127,6 +128,7 @@ pp_dma_dev_fault(struct device *dev, dma_addr_t addr,
 	    (unsigned int)reason >= PP_DMA_FAULT_NR)
 		return dma_einval();
 
+	PP_TRACE(dma_fault, dev, dev->name, addr, reason);
 	pp_spin_lock(&dev->lock);
 	dev->last_fault_addr = addr;
 	dev->last_fault_reason = reason;

@@ -125,6 +125,7 @@ _pp_set_pp_info(struct page_pool *pool, struct page *page)
 void
 _pp_return_page(struct page_pool *pool, struct page *page)
 {
+	PP_TRACE(release, pool, pool->id, page);
 	if (pool->dma_map)
 		_pp_dma_unmap(pool, page);
 	/*
@@ -434,6 +435,7 @@ defer_pass(void)
 		if (inflight <= 0)
 			continue;	/* freed, or unrecoverable */
 		if (now >= pool->defer_warn_ms) {
+			PP_TRACE(destroy_stalled, pool, id, inflight, now - start);
 			fprintf(stderr,
 				"page_pool_release_retry() stalled pool "
 				"shutdown: id %u, %d inflight %llu sec\n",
@@ -547,5 +549,6 @@ page_pool_destroy(struct page_pool *pool)
 	_pp_free_frag(pool);
 	if (page_pool_release(pool) <= 0)
 		return;
+	PP_TRACE(destroy_deferred, pool, pool->id, page_pool_inflight(pool));
 	defer_release(pool);
 }

@@ -13,6 +13,9 @@
 
 #include <pagepool/page_pool.h>
 
+/* PP_TRACE(): the USDT probes of every page_pool source file. */
+#include "lib/usdt.h"
+
 /* ---- page_pool.c ---- */
 
 /* Preferred node for refills: params.nid, or the calling thread's node. */
