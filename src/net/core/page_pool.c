@@ -248,6 +248,7 @@ page_pool_create(const struct page_pool_params *params)
 			goto err_ring;
 	}
 	registry_add(pool);
+	_pp_shm_pool_add(pool);
 	return pool;
 
 err_ring:
@@ -322,6 +323,7 @@ free_pool(struct page_pool *pool)
 {
 	if (pool->disconnect != NULL)
 		pool->disconnect(pool);
+	_pp_shm_pool_del(pool);
 	registry_del(pool);
 	ptr_ring_cleanup(&pool->ring, NULL);
 	_pp_dma_track_free(pool);
@@ -550,5 +552,6 @@ page_pool_destroy(struct page_pool *pool)
 	if (page_pool_release(pool) <= 0)
 		return;
 	PP_TRACE(destroy_deferred, pool, pool->id, page_pool_inflight(pool));
+	_pp_shm_pool_detach(pool);
 	defer_release(pool);
 }

@@ -16,6 +16,13 @@
 /* PP_TRACE(): the USDT probes of every page_pool source file. */
 #include "lib/usdt.h"
 
+/* ---- page_pool_shm.c: the live view (PAGEPOOL_STATS=1) ---- */
+
+/* A pool was created, destroyed with pages in flight, or is being freed. */
+void _pp_shm_pool_add(struct page_pool *pool);
+void _pp_shm_pool_detach(struct page_pool *pool);
+void _pp_shm_pool_del(struct page_pool *pool);
+
 /* ---- page_pool.c ---- */
 
 /* Preferred node for refills: params.nid, or the calling thread's node. */
