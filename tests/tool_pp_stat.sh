@@ -7,7 +7,7 @@
 # 50 ms):
 #  - a running bench_page_pool_cross_cpu: its pool in the table and in
 #    each JSON form, with the kernel's attribute names, counters moving
-#    between two reads; killed, its pools are gone (pp-stat says so, and
+#    between two reads, and the page allocator's figures; killed, its pools are gone (pp-stat says so, and
 #    removes the file the dead process left);
 #  - pp_stat_stall, a process whose pool was destroyed with a page in
 #    flight: detach-time in page-pool-get, "stalled" and STALLED; once
@@ -60,6 +60,11 @@ check(set(st) == want, "page-pool-stats-get keys")
 check(st["info"] == {"id": get["id"]}, "stats info names the pool")
 check(get["inflight-mem"] == get["inflight"] * 4096, "inflight-mem")
 check(pp["state"] == "live" and pp["id"] == get["id"], "pagepool state")
+a = j["allocator"]
+check(a["bad-pages"] == 0 and len(a["zones"]) >= 1, "allocator")
+z = a["zones"][0]
+check(z["managed-pages"] > 0 and len(z["free-blocks"]) == 11 and
+      z["free-pages"] <= z["managed-pages"], "allocator zone")
 sys.exit(0 if ok else 1)
 PY
 	fast1=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["page-pool-stats-get"][0]["alloc-fast"])' "$j1")
@@ -72,6 +77,7 @@ PY
 	[ "$(grep -cE '^ +[0-9]+ +-?[0-9]+ +0 +[0-9]+ live ' <<<"$out")" -eq 2 ] ||
 		err "two tables with the live pool: $out"
 	grep -q "RELEASED" <<<"$out" || err "table header: $out"
+	grep -qE '^ +0 +[0-9]+ +[1-9][0-9]* ' <<<"$out" || err "no allocator row: $out"
 fi
 kill $bpid 2>/dev/null
 wait $bpid 2>/dev/null

@@ -204,7 +204,60 @@ print_table(const struct pp_shm_header *h, long pid, bool clear)
 			printf(" %10llu", (unsigned long long)p->stats[k]);
 		putchar('\n');
 	}
+	printf("\n%4s %8s %10s %10s  %s\n", "NODE", "REGIONS", "PAGES",
+	       "FREE", "FREE BLOCKS BY ORDER (0..10)");
+	for (i = 0; i < PP_SHM_NODES; i++) {
+		const struct pp_shm_zone *z = &h->zone[i];
+
+		if (__atomic_load_n(&z->nid, __ATOMIC_RELAXED) < 0)
+			continue;
+		printf("%4d %8u %10llu %10llu ", z->nid,
+		       __atomic_load_n(&z->regions, __ATOMIC_RELAXED),
+		       (unsigned long long)__atomic_load_n(&z->managed_pages,
+							   __ATOMIC_RELAXED),
+		       (unsigned long long)__atomic_load_n(&z->free_pages,
+							   __ATOMIC_RELAXED));
+		for (k = 0; k < PP_SHM_ORDERS; k++)
+			printf(" %llu", (unsigned long long)__atomic_load_n(
+						&z->nr_free[k], __ATOMIC_RELAXED));
+		putchar('\n');
+	}
+	printf("bad pages (freed behind a pool): %llu\n",
+	       (unsigned long long)__atomic_load_n(&h->bad_pages,
+						   __ATOMIC_RELAXED));
 	fflush(stdout);
+}
+
+/* The default page allocator, per node. */
+static void
+json_allocator(const struct pp_shm_header *h)
+{
+	unsigned int i, k, n = 0;
+
+	printf("{\"bad-pages\": %llu, \"zones\": [",
+	       (unsigned long long)__atomic_load_n(&h->bad_pages,
+						   __ATOMIC_RELAXED));
+	for (i = 0; i < PP_SHM_NODES; i++) {
+		const struct pp_shm_zone *z = &h->zone[i];
+
+		if (__atomic_load_n(&z->nid, __ATOMIC_RELAXED) < 0)
+			continue;
+		printf("%s{\"nid\": %d, \"regions\": %u, "
+		       "\"managed-pages\": %llu, \"free-pages\": %llu, "
+		       "\"free-blocks\": [",
+		       n++ ? ", " : "", z->nid,
+		       __atomic_load_n(&z->regions, __ATOMIC_RELAXED),
+		       (unsigned long long)__atomic_load_n(&z->managed_pages,
+							   __ATOMIC_RELAXED),
+		       (unsigned long long)__atomic_load_n(&z->free_pages,
+							   __ATOMIC_RELAXED));
+		for (k = 0; k < PP_SHM_ORDERS; k++)
+			printf("%s%llu", k ? ", " : "",
+			       (unsigned long long)__atomic_load_n(
+				       &z->nr_free[k], __ATOMIC_RELAXED));
+		printf("]}");
+	}
+	printf("]}");
 }
 
 /* The kernel's page-pool-get reply: no netdev in userspace, so ifindex
@@ -345,9 +398,16 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(*h)) {
+		close(fd);
+		/* Left by a dead process (of any version): remove it. */
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+			shm_unlink(name);
+			fprintf(stderr, "pp-stat: process %ld has exited; "
+				"its pools are gone\n", pid);
+			return 1;
+		}
 		fprintf(stderr, "pp-stat: /dev/shm%s is not a pagepool live "
 			"view of this version\n", name);
-		close(fd);
 		return 1;
 	}
 	h = mmap(NULL, sizeof(*h), PROT_READ, MAP_SHARED, fd, 0);
@@ -361,6 +421,13 @@ main(int argc, char **argv)
 	    h->version != PP_SHM_VERSION ||
 	    h->slot_size != sizeof(struct pp_shm_pool) ||
 	    h->nslots != PP_SHM_SLOTS || h->pid != pid) {
+		/* Left by a dead process (of any version): remove it. */
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+			shm_unlink(name);
+			fprintf(stderr, "pp-stat: process %ld has exited; "
+				"its pools are gone\n", pid);
+			return 1;
+		}
 		fprintf(stderr, "pp-stat: /dev/shm%s is not a pagepool live "
 			"view of this version\n", name);
 		return 1;
@@ -388,6 +455,8 @@ main(int argc, char **argv)
 			json_stats(pools, n);
 			printf(", \"pagepool\": ");
 			json_pagepool(pools, n);
+			printf(", \"allocator\": ");
+			json_allocator(h);
 			putchar('}');
 		}
 		putchar('\n');

@@ -22,6 +22,8 @@
 #define PP_SHM_MAGIC 0x70707374u	/* "ppst" */
 #define PP_SHM_VERSION 1u
 #define PP_SHM_SLOTS 256u
+#define PP_SHM_NODES 8u		/* allocator nodes shown */
+#define PP_SHM_ORDERS 11u	/* NR_PAGE_ORDERS */
 #define PP_SHM_NAME_FMT "/pagepool.%ld"	/* shm_open() name; the file is
 					 * /dev/shm/pagepool.<pid> */
 
@@ -63,6 +65,16 @@ struct pp_shm_pool {
 	uint64_t stats[PP_SHM_NR_STATS];
 };
 
+/* The default page allocator's zone on one node (the shared free lists;
+ * pages in threads' caches count as in use). */
+struct pp_shm_zone {
+	int32_t nid;			/* -1: slot unused */
+	uint32_t regions;
+	uint64_t managed_pages;
+	uint64_t free_pages;
+	uint64_t nr_free[PP_SHM_ORDERS];	/* free blocks per order */
+};
+
 struct pp_shm_header {
 	uint32_t magic;
 	uint32_t version;
@@ -77,6 +89,10 @@ struct pp_shm_header {
 	uint64_t updated_ms;	/* CLOCK_BOOTTIME ms of the last pass */
 	uint32_t pools;		/* slots in use at the last pass */
 	uint32_t dropped;	/* pools beyond PP_SHM_SLOTS, not shown */
+	/* Allocator figures, rewritten each pass (relaxed; no sequence
+	 * count: each is a whole value, the set may be torn). */
+	uint64_t bad_pages;	/* leaked by a free behind a pool */
+	struct pp_shm_zone zone[PP_SHM_NODES];
 	struct pp_shm_pool pool[PP_SHM_SLOTS];
 };
 

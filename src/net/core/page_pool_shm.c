@@ -28,7 +28,11 @@
 #include <unistd.h>
 
 #include "lib/stats_shm.h"
+#include "mm/page_alloc_priv.h"
 #include "page_pool_priv.h"
+
+PP_STATIC_ASSERT(PP_SHM_ORDERS == NR_PAGE_ORDERS,
+		 "the live view shows every order");
 
 static pthread_once_t shm_once = PTHREAD_ONCE_INIT;
 static bool shm_on;			/* written once, in shm_init() */
@@ -151,11 +155,40 @@ publish_slot(unsigned int i)
 	pp_store_release(&s->seq, seq + 2);
 }
 
+/* The default allocator's zones: each under its zone lock, taken once a
+ * pass per node, never on a path of the pools. */
+static void
+publish_allocator(void)
+{
+	struct pp_mem_source *src = pp_mem_source_default();
+	int nodes = _pp_numa_nr_nodes();
+	unsigned int i, o;
+
+	pp_store_relaxed(&shm->bad_pages, (uint64_t)_pp_bad_page_count());
+	for (i = 0; i < PP_SHM_NODES; i++) {
+		struct pp_shm_zone *z = &shm->zone[i];
+		struct _pp_zone_stats st;
+
+		if (src == NULL || (int)i >= nodes ||
+		    _pp_zone_stats(src, (int)i, &st) != 0) {
+			pp_store_relaxed(&z->nid, -1);
+			continue;
+		}
+		pp_store_relaxed(&z->regions, (uint32_t)st.nr_regions);
+		pp_store_relaxed(&z->managed_pages, (uint64_t)st.managed_pages);
+		pp_store_relaxed(&z->free_pages, (uint64_t)st.free_pages);
+		for (o = 0; o < PP_SHM_ORDERS; o++)
+			pp_store_relaxed(&z->nr_free[o], (uint64_t)st.nr_free[o]);
+		pp_store_relaxed(&z->nid, (int32_t)i);
+	}
+}
+
 static void
 publish_all(void)
 {
 	unsigned int i, n = 0;
 
+	publish_allocator();
 	pthread_mutex_lock(&shm_lock);
 	for (i = 0; i < PP_SHM_SLOTS; i++) {
 		publish_slot(i);
