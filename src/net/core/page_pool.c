@@ -126,6 +126,8 @@ void
 _pp_return_page(struct page_pool *pool, struct page *page)
 {
 	PP_TRACE(release, pool, pool->id, page);
+	if (PP_DEBUG)
+		_pp_debug_page_gone(page);
 	if (pool->dma_map)
 		_pp_dma_unmap(pool, page);
 	/*
@@ -443,6 +445,8 @@ defer_pass(void)
 				"shutdown: id %u, %d inflight %llu sec\n",
 				id, inflight,
 				(unsigned long long)(now - start) / 1000);
+			if (PP_DEBUG)
+				_pp_debug_leak_report(pool, "stalled");
 			pool->defer_warn_ms = now + pool->p.defer_warn_ms;
 		}
 		if (pool->p.defer_ms < next)

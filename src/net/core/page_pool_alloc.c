@@ -161,8 +161,9 @@ __page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 	}
 	page = get_page_slow(pool, gfp);
 
+	/* The caller's call site, not this function's. */
 	if (PP_DEBUG && page != NULL)
-		__page_pool_debug_alloc(pool, page);
+		_pp_debug_alloc_at(pool, page, __builtin_return_address(0));
 	return page;
 }
 

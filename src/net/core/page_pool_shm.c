@@ -16,6 +16,9 @@
  * pools that exist, and a pool is not freed while the publisher reads it
  * (free_pool() waits for shm_lock). The file is unlinked at exit; pp-stat
  * also recognises the file of a process that died without exiting.
+ *
+ * The detach and free calls also serve the debug builds' leak report
+ * (page_pool_debug.c), which needs the same two moments.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -321,6 +324,8 @@ _pp_shm_pool_detach(struct page_pool *pool)
 {
 	int i;
 
+	if (PP_DEBUG)
+		_pp_debug_pool_detached(pool);
 	if (!shm_on)
 		return;
 	pthread_mutex_lock(&shm_lock);
@@ -335,6 +340,8 @@ _pp_shm_pool_del(struct page_pool *pool)
 {
 	int i;
 
+	if (PP_DEBUG)
+		_pp_debug_pool_freed(pool);
 	if (!shm_on)
 		return;
 	pthread_mutex_lock(&shm_lock);
