@@ -26,7 +26,11 @@ for t in perl meson ninja gcc timeout; do
 done
 
 work=$(mktemp -d)
-[ "${MUTATION_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+if [ "${MUTATION_KEEP:-0}" = 1 ]; then
+	echo "mutation: scratch directory kept: $work"
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 tree=$work/src
 build=$work/build
 mkdir "$tree"
