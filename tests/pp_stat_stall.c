@@ -4,10 +4,13 @@
  *
  * A process with a stalled destroy, for tests/tool_pp_stat.sh: creates a
  * pool, keeps one page, destroys the pool (deferred: one page in flight,
- * warned about after 1 ms) and prints "ready". It returns the page when
- * its standard input closes, waits for the pool to be freed, and exits.
+ * warned about after 1 ms), forks a child that creates and destroys a
+ * pool of its own and exits (which must leave the parent's live view in
+ * place), and prints "ready". It returns the page when its standard input
+ * closes, waits for the pool to be freed, and exits.
  */
 #include <stdio.h>
+#include <sys/wait.h>
 
 #include <pagepool/page_pool.h>
 
@@ -34,6 +37,8 @@ main(void)
 	};
 	struct page_pool *pool = page_pool_create(&pp);
 	struct page *page;
+	pid_t child;
+	int status;
 
 	CHECK(pool != NULL);
 	page_pool_use_xdp_mem(pool, on_free, NULL);
@@ -41,6 +46,18 @@ main(void)
 	CHECK(page != NULL);
 	page_pool_destroy(pool);	/* drops the xdp_mem user */
 	page_pool_destroy(pool);	/* the last user: deferred */
+	fflush(stdout);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		struct page_pool *own = page_pool_create(&pp);
+
+		CHECK(own != NULL);
+		page_pool_destroy(own);
+		exit(0);	/* runs the library's exit handlers */
+	}
+	CHECK_EQ(waitpid(child, &status, 0), child);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	printf("ready\n");
 	fflush(stdout);
 	while (getchar() != EOF)

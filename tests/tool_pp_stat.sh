@@ -10,8 +10,9 @@
 #    between two reads, and the page allocator's figures; killed, its pools are gone (pp-stat says so, and
 #    removes the file the dead process left);
 #  - pp_stat_stall, a process whose pool was destroyed with a page in
-#    flight: detach-time in page-pool-get, "stalled" and STALLED; once
-#    it returns the page and exits, nothing is published for it;
+#    flight (and whose forked child has exited: the parent's view stays):
+#    detach-time in page-pool-get, "stalled" and STALLED; once it returns
+#    the page and exits, nothing is published for it;
 #  - a process without PAGEPOOL_STATS publishes nothing; bad usage exits 2.
 # Waits poll (up to 30 s) for what the publisher writes; nothing is timed.
 #   tool_pp_stat.sh PP_STAT BENCH_CROSS_CPU PP_STAT_STALL

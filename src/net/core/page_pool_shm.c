@@ -41,6 +41,7 @@ static pthread_once_t shm_once = PTHREAD_ONCE_INIT;
 static bool shm_on;			/* written once, in shm_init() */
 static unsigned int shm_period_ms = 500;
 static char shm_name[64];
+static pid_t shm_pid;			/* the publishing process */
 
 /* shm_lock guards everything below and every slot's writes. */
 static pthread_mutex_t shm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -96,7 +97,20 @@ proc_start_time(void)
 static void
 shm_unlink_at_exit(void)
 {
-	shm_unlink(shm_name);
+	/* A forked child exiting must not remove its parent's view. */
+	if (getpid() == shm_pid)
+		shm_unlink(shm_name);
+}
+
+/*
+ * A forked child shares the mapping but has no publisher, and its pools
+ * are not the parent's: it stops publishing (its pools are not shown) and
+ * never writes the parent's file.
+ */
+static void
+shm_atfork_child(void)
+{
+	shm_on = false;
 }
 
 /* Copy one pool into its slot (or clear a slot). Called with shm_lock. */
@@ -238,7 +252,8 @@ shm_init(void)
 		if (ms >= 10 && ms <= 60000)
 			shm_period_ms = (unsigned int)ms;
 	}
-	snprintf(shm_name, sizeof(shm_name), PP_SHM_NAME_FMT, (long)getpid());
+	shm_pid = getpid();
+	snprintf(shm_name, sizeof(shm_name), PP_SHM_NAME_FMT, (long)shm_pid);
 	/* Readable by others: counters are not secrets, and an operator's
 	 * pp-stat may run as another user. */
 	fd = shm_open(shm_name, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -263,13 +278,14 @@ shm_init(void)
 	shm->version = PP_SHM_VERSION;
 	shm->slot_size = sizeof(struct pp_shm_pool);
 	shm->nslots = PP_SHM_SLOTS;
-	shm->pid = getpid();
+	shm->pid = shm_pid;
 	shm->start_time = proc_start_time();
 	shm->period_ms = shm_period_ms;
 	/* R: the magic last, so a reader that sees it sees the rest (pairs
 	 * with the acquire load of magic in pp-stat). */
 	pp_store_release(&shm->magic, PP_SHM_MAGIC);
 	atexit(shm_unlink_at_exit);
+	pthread_atfork(NULL, NULL, shm_atfork_child);
 
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
