@@ -4,7 +4,8 @@
 # The test command: installs what the tests need, then builds and runs the
 # whole suite three times -
 #   plain   gcc, every suite (unit, stress, tools, the spin and GenMC
-#           models, lint)
+#           models, lint, and the mutation run: every known fix reverted
+#           in turn in a scratch sanitizer build, each caught by a test)
 #   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting), and
 #           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
@@ -109,10 +110,10 @@ run_install() {
 for c in "${configs[@]}"; do
 	case $c in
 	plain) run_build plain gcc -Dtest_hooks=true ;;
-	asan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build asan gcc \
+	asan)  SUITES="--no-suite model --no-suite genmc --no-suite lint --no-suite mutation" run_build asan gcc \
 		-Db_sanitize=address,undefined -Ddebug_checks=true \
 		-Dc_args=-fno-sanitize-recover=all -Dtest_hooks=true ;;
-	tsan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build tsan clang \
+	tsan)  SUITES="--no-suite model --no-suite genmc --no-suite lint --no-suite mutation" run_build tsan clang \
 		-Db_sanitize=thread -Db_lundef=false -Dtest_hooks=true ;;
 	fuzz)  SUITES="--suite fuzz" run_build fuzz clang \
 		-Db_sanitize=address,undefined -Db_lundef=false -Ddebug_checks=true \

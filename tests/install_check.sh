@@ -4,8 +4,9 @@
 # Checks an installed tree (a meson install --destdir root) as a user
 # meets it: headers under include/pagepool, a pkg-config file named
 # pagepool, shared and static libraries exporting only versioned API
-# symbols, man pages, the tools; and that the examples and the README's
-# usage example compile and run against it with pkg-config alone. The
+# symbols and carrying the USDT probes, man pages, the tools; and that the
+# examples and the README's usage example compile and run against it with
+# pkg-config alone. The
 # kernel compat tree (pkg-config pagepool-kernel) likewise: each of its
 # headers alone, and the model driver tests/kdriver built and run with
 # its flags.
@@ -38,6 +39,12 @@ have=$(nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' |
 	sed 's/@.*//' | sort)
 diff=$(diff <(echo "$want") <(echo "$have") || true)
 [ -z "$diff" ] || fail "exported symbols differ from the version script: $diff"
+# The USDT probes (pagepool-usdt(7)) are in the installed libraries
+# whenever this machine has <sys/sdt.h>, as the build would have found it.
+if echo '#include <sys/sdt.h>' | ${CC:-cc} -E - >/dev/null 2>&1; then
+	"$src/tests/usdt_probes.sh" "$so" "$libdir/libpagepool.a" >/dev/null ||
+		fail "USDT probes missing: $("$src/tests/usdt_probes.sh" "$so" "$libdir/libpagepool.a" | grep FAIL | head -n3)"
+fi
 nm -D --defined-only --with-symbol-versions "$so" 2>/dev/null |
 	grep -q 'ptr_ring_init@@PAGEPOOL_0.1' || fail "symbols not versioned"
 

@@ -33,6 +33,7 @@
 #include "dma_priv.h"
 #include "lib/mem_priv.h"
 #include "lib/opts_priv.h"
+#include "lib/usdt.h"
 
 static inline bool
 dma_dir_valid(enum dma_data_direction dir)
@@ -90,6 +91,7 @@ _pp_dma_report(struct device *dev, dma_addr_t addr, size_t size,
 {
 	char where[160];
 
+	PP_TRACE(dma_fault, dev, dev->name, addr, reason);
 	pp_spin_lock(&dev->lock);
 	dev->last_fault_addr = addr;
 	dev->last_fault_reason = reason;

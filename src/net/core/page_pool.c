@@ -125,6 +125,9 @@ _pp_set_pp_info(struct page_pool *pool, struct page *page)
 void
 _pp_return_page(struct page_pool *pool, struct page *page)
 {
+	PP_TRACE(release, pool, pool->id, page);
+	if (PP_DEBUG)
+		_pp_debug_page_gone(page);
 	if (pool->dma_map)
 		_pp_dma_unmap(pool, page);
 	/*
@@ -247,6 +250,7 @@ page_pool_create(const struct page_pool_params *params)
 			goto err_ring;
 	}
 	registry_add(pool);
+	_pp_shm_pool_add(pool);
 	return pool;
 
 err_ring:
@@ -321,6 +325,7 @@ free_pool(struct page_pool *pool)
 {
 	if (pool->disconnect != NULL)
 		pool->disconnect(pool);
+	_pp_shm_pool_del(pool);
 	registry_del(pool);
 	ptr_ring_cleanup(&pool->ring, NULL);
 	_pp_dma_track_free(pool);
@@ -434,11 +439,14 @@ defer_pass(void)
 		if (inflight <= 0)
 			continue;	/* freed, or unrecoverable */
 		if (now >= pool->defer_warn_ms) {
+			PP_TRACE(destroy_stalled, pool, id, inflight, now - start);
 			fprintf(stderr,
 				"page_pool_release_retry() stalled pool "
 				"shutdown: id %u, %d inflight %llu sec\n",
 				id, inflight,
 				(unsigned long long)(now - start) / 1000);
+			if (PP_DEBUG)
+				_pp_debug_leak_report(pool, "stalled");
 			pool->defer_warn_ms = now + pool->p.defer_warn_ms;
 		}
 		if (pool->p.defer_ms < next)
@@ -547,5 +555,7 @@ page_pool_destroy(struct page_pool *pool)
 	_pp_free_frag(pool);
 	if (page_pool_release(pool) <= 0)
 		return;
+	PP_TRACE(destroy_deferred, pool, pool->id, page_pool_inflight(pool));
+	_pp_shm_pool_detach(pool);
 	defer_release(pool);
 }

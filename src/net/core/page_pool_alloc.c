@@ -62,6 +62,7 @@ refill_alloc_cache(struct page_pool *pool)
 	} while (pool->alloc.count < PP_ALLOC_CACHE_REFILL);
 
 	if (pool->alloc.count > 0) {
+		PP_TRACE(refill, pool, pool->id, pool->alloc.count);
 		page = pool->alloc.cache[--pool->alloc.count];
 		pp_alloc_stat_inc(pool, refill);
 	}
@@ -95,6 +96,7 @@ alloc_high_order(struct page_pool *pool, gfp_t gfp)
 		return NULL;
 	}
 	pp_alloc_stat_inc(pool, slow_high_order);
+	PP_TRACE(alloc_pages, pool, pool->id, pool->p.order, 1);
 	return page;
 }
 
@@ -128,6 +130,7 @@ alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 		return NULL;
 	}
 	pp_alloc_stat_inc(pool, slow);
+	PP_TRACE(alloc_pages, pool, pool->id, 0, pool->alloc.count);
 	return cache[--pool->alloc.count];
 }
 
@@ -158,8 +161,9 @@ __page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 	}
 	page = get_page_slow(pool, gfp);
 
+	/* The caller's call site, not this function's. */
 	if (PP_DEBUG && page != NULL)
-		__page_pool_debug_alloc(pool, page);
+		_pp_debug_alloc_at(pool, page, __builtin_return_address(0));
 	return page;
 }
 

@@ -10,12 +10,240 @@
  * is put again or handed out again. The functions exist in every build, so
  * a library built either way exports the same symbols; the fast paths call
  * them only when PP_DEBUG is set.
+ *
+ * The leak report: each page handed out is recorded, with the return
+ * address of the allocation call and the thread that last allocated or put
+ * it, in a table under a mutex until it comes back to its pool (recycled)
+ * or leaves it (released). When a destroyed pool's release stalls, and at
+ * exit, the pages still out of destroyed pools are printed, each with that
+ * call site (symbolised by dladdr() when the object exports a symbol there;
+ * otherwise object+offset, for addr2line) and thread.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "page_pool_priv.h"
+
+/* ---- Leak report --------------------------------------------------------- */
+
+#define LEAK_BUCKETS 4096u
+#define LEAK_DETACHED_MAX 64u
+#define LEAK_LINES_MAX 64u	/* pages listed per report */
+
+struct leak_ent {
+	struct leak_ent *next;
+	struct page *page;
+	struct page_pool *pool;
+	void *site;
+	long tid;
+};
+
+/* leak_lock guards the table and the detached list. */
+static pthread_mutex_t leak_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct leak_ent *leak_tab[LEAK_BUCKETS];
+/* Destroyed pools not yet freed: the only ones whose pages are leaks. */
+static struct page_pool *leak_detached[LEAK_DETACHED_MAX];
+static pthread_once_t leak_once = PTHREAD_ONCE_INIT;
+
+static long
+thread_id(void)
+{
+	static __thread long tid;
+
+	if (tid == 0)
+		tid = (long)syscall(SYS_gettid);
+	return tid;
+}
+
+static unsigned int
+leak_hash(const struct page *page)
+{
+	uintptr_t v = (uintptr_t)page / sizeof(struct page);
+
+	return (unsigned int)(v ^ (v >> 12)) % LEAK_BUCKETS;
+}
+
+/* The entry of @page, with leak_lock held; NULL if it is not out. */
+static struct leak_ent **
+leak_find(const struct page *page)
+{
+	struct leak_ent **e = &leak_tab[leak_hash(page)];
+
+	while (*e != NULL && (*e)->page != page)
+		e = &(*e)->next;
+	return e;
+}
+
+static void
+print_site(FILE *f, void *site)
+{
+	Dl_info di;
+
+	if (site != NULL && dladdr(site, &di) != 0 && di.dli_fname != NULL) {
+		if (di.dli_sname != NULL)
+			fprintf(f, "%p (%s+%#lx in %s)", site, di.dli_sname,
+				(unsigned long)((char *)site -
+						(char *)di.dli_saddr),
+				di.dli_fname);
+		else
+			fprintf(f, "%p (%s+%#lx)", site, di.dli_fname,
+				(unsigned long)((char *)site -
+						(char *)di.dli_fbase));
+		return;
+	}
+	fprintf(f, "%p", site);
+}
+
+/* Print @pool's pages still out, with leak_lock held. */
+static unsigned int
+leak_print(struct page_pool *pool, const char *when)
+{
+	unsigned int b, n = 0;
+
+	for (b = 0; b < LEAK_BUCKETS; b++) {
+		struct leak_ent *e;
+
+		for (e = leak_tab[b]; e != NULL; e = e->next) {
+			if (e->pool != pool)
+				continue;
+			if (n++ == 0)
+				fprintf(stderr, "page_pool: id %u: pages in "
+					"flight (%s):\n", pool->id, when);
+			if (n > LEAK_LINES_MAX)
+				continue;
+			fprintf(stderr, "  page %p (va %p) allocated at ",
+				(void *)e->page, page_address(e->page));
+			print_site(stderr, e->site);
+			fprintf(stderr, ", last touched by thread %ld\n",
+				e->tid);
+		}
+	}
+	if (n > LEAK_LINES_MAX)
+		fprintf(stderr, "  ... and %u more\n", n - LEAK_LINES_MAX);
+	return n;
+}
+
+/* At exit: the pages of every destroyed pool still out. Pools never
+ * destroyed are not reported: exiting with a live pool is no leak of
+ * the pool's making. */
+static void
+leak_at_exit(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&leak_lock);
+	for (i = 0; i < LEAK_DETACHED_MAX; i++)
+		if (leak_detached[i] != NULL)
+			leak_print(leak_detached[i], "at exit, destroyed");
+	pthread_mutex_unlock(&leak_lock);
+}
+
+static void
+leak_init(void)
+{
+	atexit(leak_at_exit);
+}
+
+static void debug_alloc_check(struct page_pool *pool, struct page *page);
+
+void
+_pp_debug_alloc_at(struct page_pool *pool, struct page *page, void *site)
+{
+	struct leak_ent **e, *n;
+
+	debug_alloc_check(pool, page);
+	if (pool == NULL || page == NULL)
+		return;
+	pthread_once(&leak_once, leak_init);
+	pthread_mutex_lock(&leak_lock);
+	e = leak_find(page);
+	n = *e;
+	if (n == NULL) {
+		n = calloc(1, sizeof(*n));
+		if (n != NULL) {
+			n->next = leak_tab[leak_hash(page)];
+			leak_tab[leak_hash(page)] = n;
+		}
+	}
+	if (n != NULL) {
+		n->page = page;
+		n->pool = pool;
+		n->site = site;
+		n->tid = thread_id();
+	}
+	pthread_mutex_unlock(&leak_lock);
+}
+
+void
+_pp_debug_page_gone(struct page *page)
+{
+	struct leak_ent **e, *n;
+
+	pthread_mutex_lock(&leak_lock);
+	e = leak_find(page);
+	n = *e;
+	if (n != NULL)
+		*e = n->next;
+	pthread_mutex_unlock(&leak_lock);
+	free(n);
+}
+
+/* The last thread to put @page (a fragment's put counts). */
+static void
+leak_touch(struct page *page)
+{
+	struct leak_ent *n;
+
+	pthread_mutex_lock(&leak_lock);
+	n = *leak_find(page);
+	if (n != NULL)
+		n->tid = thread_id();
+	pthread_mutex_unlock(&leak_lock);
+}
+
+void
+_pp_debug_pool_detached(struct page_pool *pool)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&leak_lock);
+	for (i = 0; i < LEAK_DETACHED_MAX; i++) {
+		if (leak_detached[i] == NULL) {
+			leak_detached[i] = pool;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&leak_lock);
+}
+
+void
+_pp_debug_pool_freed(struct page_pool *pool)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&leak_lock);
+	for (i = 0; i < LEAK_DETACHED_MAX; i++)
+		if (leak_detached[i] == pool)
+			leak_detached[i] = NULL;
+	pthread_mutex_unlock(&leak_lock);
+}
+
+void
+_pp_debug_leak_report(struct page_pool *pool, const char *when)
+{
+	pthread_mutex_lock(&leak_lock);
+	leak_print(pool, when);
+	pthread_mutex_unlock(&leak_lock);
+}
+
+/* ---- Checks -------------------------------------------------------------- */
 
 /*
  * Errors with no pool to count them on (a put to a NULL pool, a foreign
@@ -76,6 +304,7 @@ __page_pool_debug_put(struct page_pool *pool, struct page *page,
 		report(pool, page, "double put (the page is already back)");
 		return false;
 	}
+	leak_touch(page);
 	if (allow_direct && not_owner(pool))
 		report(pool, page,
 		       "direct recycle from a thread that is not the owner");
@@ -111,10 +340,11 @@ __page_pool_debug_recycle(struct page_pool *pool, struct page *page)
 		return;
 	memset(page_address(page), PP_POISON_FREE, PAGE_SIZE << pool->p.order);
 	pp_store_relaxed(&page->pp_ref_count, 0L);
+	_pp_debug_page_gone(page);
 }
 
-void
-__page_pool_debug_alloc(struct page_pool *pool, struct page *page)
+static void
+debug_alloc_check(struct page_pool *pool, struct page *page)
 {
 	long ref;
 
@@ -143,6 +373,13 @@ __page_pool_debug_alloc(struct page_pool *pool, struct page *page)
 		report(pool, page, "handed out while still referenced");
 	}
 	pp_store_relaxed(&page->pp_ref_count, 1L);
+}
+
+/* The inline fast path's check: its caller is the allocation site. */
+void
+__page_pool_debug_alloc(struct page_pool *pool, struct page *page)
+{
+	_pp_debug_alloc_at(pool, page, __builtin_return_address(0));
 }
 
 void

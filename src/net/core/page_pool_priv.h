@@ -13,6 +13,16 @@
 
 #include <pagepool/page_pool.h>
 
+/* PP_TRACE(): the USDT probes of every page_pool source file. */
+#include "lib/usdt.h"
+
+/* ---- page_pool_shm.c: the live view (PAGEPOOL_STATS=1) ---- */
+
+/* A pool was created, destroyed with pages in flight, or is being freed. */
+void _pp_shm_pool_add(struct page_pool *pool);
+void _pp_shm_pool_detach(struct page_pool *pool);
+void _pp_shm_pool_del(struct page_pool *pool);
+
 /* ---- page_pool.c ---- */
 
 /* Preferred node for refills: params.nid, or the calling thread's node. */
@@ -68,6 +78,22 @@ void _pp_free_frag(struct page_pool *pool);
  * EINVAL; debug builds also report it and count it in
  * page_pool_debug_errors(NULL). */
 void _pp_debug_bulk_foreign(struct page *page);
+
+/*
+ * The leak report (PP_DEBUG builds): every page handed out is recorded
+ * with its allocation call site and the last thread that touched it, until
+ * it comes back. A destroyed pool's pages still out are listed when its
+ * destroy stalls (_pp_debug_leak_report() at the warning) and at process
+ * exit. _pp_debug_alloc_at() is __page_pool_debug_alloc() with the call
+ * site given; the pool hooks come from the live view's (page_pool_shm.c),
+ * which page_pool.c already calls at a deferred destroy and a free.
+ */
+void _pp_debug_alloc_at(struct page_pool *pool, struct page *page,
+			void *site);
+void _pp_debug_page_gone(struct page *page);
+void _pp_debug_pool_detached(struct page_pool *pool);
+void _pp_debug_pool_freed(struct page_pool *pool);
+void _pp_debug_leak_report(struct page_pool *pool, const char *when);
 
 /* ---- page_pool_stats.c ---- */
 

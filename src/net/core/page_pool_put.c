@@ -111,6 +111,7 @@ __page_pool_put_page(struct page_pool *pool, struct page *page,
 	if (recycle_in_ring(pool, page, false))
 		return;
 	/* Ring full: the page is still ours, and so is the pool. */
+	PP_TRACE(ring_full, pool, pool->id, 1);
 	_pp_return_page(pool, page);
 }
 
@@ -153,6 +154,7 @@ recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 	for (i = 0; i < count; i++) {
 		if (__ptr_ring_produce(&pool->ring, bulk[i]) != 0) {
 			__pp_stat_inc(pool->ring_recycle_stats.ring_full);
+			PP_TRACE(ring_full, pool, pool->id, count - i);
 			break;
 		}
 	}
