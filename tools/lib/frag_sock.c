@@ -43,9 +43,14 @@ frag_sock_page_frag_refill(unsigned int sz, struct page_frag *pf)
 	if (pf->page != NULL) {
 		/*
 		 * Only our own reference left: every fragment came back, so
-		 * the whole block is ours to write again.
+		 * the whole block is ours to write again. A1: acquire, pairs
+		 * with the release half (R2) of the acq_rel decrement in
+		 * put_page() on the thread that freed the last fragment, so
+		 * its reads of the old bytes come before our new writes.
+		 * page_ref_count() is relaxed: enough in the kernel, where
+		 * the control dependency orders the stores, but not in C11.
 		 */
-		if (page_ref_count(pf->page) == 1) {
+		if (pp_load_acquire(&pf->page->_refcount) == 1) {
 			pf->offset = 0;
 			return true;
 		}
