@@ -84,6 +84,8 @@ test_tx_boundary(enum frag_sock_path path)
 	ssize_t n;
 
 	frag_sock_init(&sk, path);
+	/* The non-temporal copy on the seed's path, the plain one after. */
+	sk.nocache = path == FRAG_SOCK_CACHE;
 	/* 1000 bytes, then 40000 in two iovecs: 7+ KiB fit, then refill. */
 	for (uint64_t seq = 0; seq < 2; seq++) {
 		size_t len = seq == 0 ? 1000 : sizeof(buf);
@@ -102,6 +104,7 @@ test_tx_boundary(enum frag_sock_path path)
 	}
 	CHECK(sk.refills >= 2);
 	/* Small writes coalesce into one fragment of the same skb. */
+	sk.nocache = false;
 	skb = alloc_skb(128, GFP_KERNEL);
 	CHECK(skb != NULL);
 	fill(buf, 600, 9);

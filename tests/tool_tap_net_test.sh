@@ -50,6 +50,7 @@ run() {
 run -r 1 -n 8941 -s 60:9000 -q 1
 run -r 1 -n 8941 -s 60:9000 -q 32 -F
 run -r 2 -n 2000 -s 9000 -q 16 -F
+run -r 1 -n 3000 -s 60:9000 -q 8 --nocache
 
 # Without privileges: a clear message and exit 3.
 if command -v setpriv >/dev/null; then

@@ -75,7 +75,7 @@ static unsigned char pat[MAX_FRAME + 256];
 struct opts {
 	unsigned int runs, inflight, min_size, max_size;
 	unsigned long frames;
-	bool freer, paths[NR_PATHS];
+	bool freer, nocache, paths[NR_PATHS];
 };
 
 /* A reply on its way to be freed. */
@@ -367,6 +367,7 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 
 	frag_sock_init(&l.sk, path == P_PAGE_FRAG ? FRAG_SOCK_PAGE_FRAG
 						   : FRAG_SOCK_CACHE);
+	l.sk.nocache = o->nocache && path == P_CACHE;
 	if (o->freer) {
 		if (ptr_ring_init(&l.ring, 1024, GFP_KERNEL) != 0 ||
 		    pthread_create(&l.freer, NULL, freer_main, &l) != 0) {
@@ -583,7 +584,7 @@ usage(FILE *out)
 {
 	fprintf(out,
 "Usage: " PROG " [-r RUNS] [-n FRAMES] [-s MIN[:MAX]] [-q INFLIGHT] [-F]\n"
-"                    [-p PATH[,PATH...]] [-h]\n"
+"                    [-p PATH[,PATH...]] [--nocache] [-h]\n"
 "ICMP echo round trips through a TAP device in a private network namespace,\n"
 "frames built and received in page_frag_cache fragments (seed 004), in a\n"
 "plain page_frag (the pre-seed path) and in malloc'd buffers, side by side.\n"
@@ -593,6 +594,8 @@ usage(FILE *out)
 "  -q INFLIGHT  requests in flight before the replies are read (1-256, default 8)\n"
 "  -F           free the replies on a second thread\n"
 "  -p PATHS     page_frag_cache, page_frag, malloc (comma separated; default all)\n"
+"  --nocache    page_frag_cache path: copy the payload with non-temporal stores\n"
+"               (the kernel's tx-nocache-copy; off by default, as in the kernel)\n"
 "  -h, --help   this help\n"
 "Exit status: 0 every reply came back intact, 1 a reply was lost or bad,\n"
 "2 usage error, 3 no /dev/net/tun or no permission.\n");
@@ -603,6 +606,7 @@ main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "nocache", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .runs = 10, .inflight = 8, .min_size = MIN_FRAME,
@@ -641,6 +645,9 @@ main(int argc, char **argv)
 			break;
 		case 'F':
 			o.freer = true;
+			break;
+		case 'N':
+			o.nocache = true;
 			break;
 		case 'p':
 			for (int p = 0; p < NR_PATHS; p++)
@@ -691,9 +698,10 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf(PROG ": %u runs x %lu echo requests of %u-%u bytes, %u in flight, replies freed %s\n",
+	printf(PROG ": %u runs x %lu echo requests of %u-%u bytes, %u in flight, replies freed %s%s\n",
 	       o.runs, o.frames, o.min_size, o.max_size, o.inflight,
-	       o.freer ? "on a second thread" : "on the receiving thread");
+	       o.freer ? "on a second thread" : "on the receiving thread",
+	       o.nocache ? ", non-temporal payload copy" : "");
 	/* Paths interleave within each run, so drift hits them alike. */
 	for (unsigned int r = 0; r < o.runs && rc == 0; r++)
 		for (int p = 0; p < NR_PATHS && rc == 0; p++)

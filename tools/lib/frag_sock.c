@@ -125,7 +125,8 @@ frag_sock_grow(struct sk_buff *skb, skb_frag_t *f, unsigned int n,
 /* One copy into the page_frag_cache: the seed's tcp_sendmsg() step. */
 static ssize_t
 frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
-		     const struct iovec *iov, int iovcnt, size_t skip)
+		     const struct iovec *iov, int iovcnt, size_t skip,
+		     size_t left)
 {
 	struct page_frag pf;
 	skb_frag_t *f;
@@ -147,9 +148,14 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 	f = frag_sock_can_coalesce(skb, pf.page, pf.offset);
 	if (f == NULL && skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
 		return -EMSGSIZE;	/* nothing committed: nothing to undo */
-	n = page_frag_copy_to_va_nocache(&pf, iov, iovcnt, skip);
-	if (n <= 0)
-		return n < 0 ? n : -EINVAL;
+	if (sk->nocache) {
+		n = page_frag_copy_to_va_nocache(&pf, iov, iovcnt, skip);
+		if (n <= 0)
+			return n < 0 ? n : -EINVAL;
+	} else {
+		n = (ssize_t)(left < pf.size ? left : pf.size);
+		iov_copy(va, iov, iovcnt, skip, (size_t)n);
+	}
 	if (f != NULL) {
 		/* The last fragment's reference covers the appended bytes. */
 		ret = page_frag_commit_noref(&sk->nc, &pf, (unsigned int)n);
@@ -217,7 +223,8 @@ frag_sock_sendmsg(struct frag_sock *sk, struct sk_buff *skb,
 		total += iov[i].iov_len;
 	while (done < total) {
 		if (sk->path == FRAG_SOCK_CACHE)
-			n = frag_sock_copy_cache(sk, skb, iov, iovcnt, done);
+			n = frag_sock_copy_cache(sk, skb, iov, iovcnt, done,
+						 total - done);
 		else
 			n = frag_sock_copy_page_frag(sk, skb, iov, iovcnt,
 						     done, total - done);

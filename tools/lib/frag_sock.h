@@ -48,6 +48,14 @@ enum frag_sock_path {
  */
 struct frag_sock {
 	enum frag_sock_path path;
+	/*
+	 * Copy with non-temporal stores (page_frag_copy_to_va_nocache), as
+	 * the kernel's skb_copy_to_va_nocache() does only when the route's
+	 * device has NETIF_F_NOCACHE_COPY on; it is off unless enabled
+	 * (ethtool tx-nocache-copy). Worth it when a device, not a CPU,
+	 * reads the data next; a TAP device's reader is a CPU copy.
+	 */
+	bool nocache;
 	struct page_frag_cache nc;	/* FRAG_SOCK_CACHE */
 	struct page_frag pf;		/* FRAG_SOCK_PAGE_FRAG */
 	uint64_t refills;		/* blocks opened because room ran out */
