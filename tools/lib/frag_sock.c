@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * The seed 004 TX path (copy into page_frag_cache fragments with prepare /
+ * probe / commit, attach them to a TX skb) and tun's receive into the room
+ * left in a fragment, each beside the pre-seed struct page_frag path, so a
+ * tool can run both on the same frames. See frag_sock.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pagepool/page.h>
+
+#include "frag_sock.h"
+
+/* The block skb_page_frag_refill() tries first: 32 KiB (order 3 at 4 KiB). */
+#define FRAG_SOCK_PAGE_ORDER	PAGE_FRAG_CACHE_MAX_ORDER
+
+void
+frag_sock_init(struct frag_sock *sk, enum frag_sock_path path)
+{
+	memset(sk, 0, sizeof(*sk));
+	sk->path = path;
+	page_frag_cache_init(&sk->nc);
+}
+
+void
+frag_sock_release(struct frag_sock *sk)
+{
+	if (sk->path == FRAG_SOCK_CACHE) {
+		page_frag_cache_drain(&sk->nc);
+	} else if (sk->pf.page != NULL) {
+		put_page(sk->pf.page);
+		sk->pf.page = NULL;
+	}
+}
+
+bool
+frag_sock_page_frag_refill(unsigned int sz, struct page_frag *pf)
+{
+	if (pf->page != NULL) {
+		/*
+		 * Only our own reference left: every fragment came back, so
+		 * the whole block is ours to write again. A1: acquire, pairs
+		 * with the release half (R2) of the acq_rel decrement in
+		 * put_page() on the thread that freed the last fragment, so
+		 * its reads of the old bytes come before our new writes.
+		 * page_ref_count() is relaxed: enough in the kernel, where
+		 * the control dependency orders the stores, but not in C11.
+		 */
+		if (pp_load_acquire(&pf->page->_refcount) == 1) {
+			pf->offset = 0;
+			return true;
+		}
+		if (pf->offset + sz <= pf->size)
+			return true;
+		put_page(pf->page);
+		pf->page = NULL;
+	}
+	pf->offset = 0;
+	if (FRAG_SOCK_PAGE_ORDER > 0) {
+		/* A large block is a bonus; do not work hard for it. */
+		pf->page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NOWARN |
+				       __GFP_NORETRY, FRAG_SOCK_PAGE_ORDER);
+		if (pf->page != NULL) {
+			pf->size = PAGE_SIZE << FRAG_SOCK_PAGE_ORDER;
+			return true;
+		}
+	}
+	pf->page = alloc_pages(GFP_KERNEL, 0);
+	if (pf->page == NULL)
+		return false;
+	pf->size = PAGE_SIZE;
+	return true;
+}
+
+/* Copy @n bytes of @iov, after skipping @skip, to @dst. */
+static void
+iov_copy(void *dst, const struct iovec *iov, int iovcnt, size_t skip,
+	 size_t n)
+{
+	unsigned char *d = dst;
+
+	for (int i = 0; i < iovcnt && n > 0; i++) {
+		size_t len = iov[i].iov_len, c;
+
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		c = len - skip < n ? len - skip : n;
+		memcpy(d, (const unsigned char *)iov[i].iov_base + skip, c);
+		d += c;
+		n -= c;
+		skip = 0;
+	}
+}
+
+/* Is [@page + @off) right where @skb's last fragment ends? */
+static skb_frag_t *
+frag_sock_can_coalesce(struct sk_buff *skb, struct page *page,
+		       unsigned int off)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	skb_frag_t *f;
+
+	if (sh->nr_frags == 0)
+		return NULL;
+	f = &sh->frags[sh->nr_frags - 1];
+	return f->netmem == page && f->offset + f->len == off ? f : NULL;
+}
+
+static void
+frag_sock_grow(struct sk_buff *skb, skb_frag_t *f, unsigned int n,
+	       unsigned int truesize)
+{
+	f->len += n;
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += truesize;
+}
+
+/* One copy into the page_frag_cache: the seed's tcp_sendmsg() step. */
+static ssize_t
+frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
+		     const struct iovec *iov, int iovcnt, size_t skip,
+		     size_t left)
+{
+	struct page_frag pf;
+	skb_frag_t *f;
+	ssize_t n;
+	void *va;
+	int ret;
+
+	/* Take what is left after the last fragment, if enough... */
+	va = page_frag_alloc_refill_probe(&sk->nc, FRAG_SOCK_MIN_ROOM, &pf);
+	if (va == NULL) {
+		/* ...else a fresh block. */
+		va = page_frag_alloc_refill_prepare(&sk->nc,
+						    FRAG_SOCK_MIN_ROOM, &pf,
+						    GFP_KERNEL);
+		if (va == NULL)
+			return -ENOMEM;
+		sk->refills++;
+	}
+	f = frag_sock_can_coalesce(skb, pf.page, pf.offset);
+	if (f == NULL && skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+		return -EMSGSIZE;	/* nothing committed: nothing to undo */
+	if (sk->nocache) {
+		n = page_frag_copy_to_va_nocache(&pf, iov, iovcnt, skip);
+		if (n <= 0)
+			return n < 0 ? n : -EINVAL;
+	} else {
+		n = (ssize_t)(left < pf.size ? left : pf.size);
+		iov_copy(va, iov, iovcnt, skip, (size_t)n);
+	}
+	if (f != NULL) {
+		/* The last fragment's reference covers the appended bytes. */
+		ret = page_frag_commit_noref(&sk->nc, &pf, (unsigned int)n);
+		if (ret < 0)
+			return ret;
+		frag_sock_grow(skb, f, (unsigned int)n, (unsigned int)ret);
+		sk->coalesced++;
+		return n;
+	}
+	ret = page_frag_commit(&sk->nc, &pf, (unsigned int)n);
+	if (ret < 0)
+		return ret;
+	/* The skb takes over the reference the commit handed out. */
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, pf.page,
+			(int)pf.offset, (int)n, (unsigned int)ret);
+	return n;
+}
+
+/* One copy into the plain page_frag: the pre-seed tcp_sendmsg() step. */
+static ssize_t
+frag_sock_copy_page_frag(struct frag_sock *sk, struct sk_buff *skb,
+			 const struct iovec *iov, int iovcnt, size_t skip,
+			 size_t left)
+{
+	struct page_frag *pf = &sk->pf;
+	struct page *old = pf->page;
+	skb_frag_t *f;
+	size_t n;
+
+	if (!frag_sock_page_frag_refill(FRAG_SOCK_MIN_ROOM, pf))
+		return -ENOMEM;
+	if (pf->page != old)
+		sk->refills++;
+	n = pf->size - pf->offset;
+	if (n > left)
+		n = left;
+	f = frag_sock_can_coalesce(skb, pf->page, pf->offset);
+	if (f == NULL && skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+		return -EMSGSIZE;
+	iov_copy((unsigned char *)page_address(pf->page) + pf->offset, iov,
+		 iovcnt, skip, n);
+	if (f != NULL) {
+		frag_sock_grow(skb, f, (unsigned int)n, (unsigned int)n);
+		sk->coalesced++;
+	} else {
+		/* One page reference per fragment, the skb's to drop. */
+		get_page(pf->page);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, pf->page,
+				(int)pf->offset, (int)n, (unsigned int)n);
+	}
+	pf->offset += (uint32_t)n;
+	return (ssize_t)n;
+}
+
+ssize_t
+frag_sock_sendmsg(struct frag_sock *sk, struct sk_buff *skb,
+		  const struct iovec *iov, int iovcnt)
+{
+	size_t total = 0, done = 0;
+	ssize_t n;
+
+	if (sk == NULL || skb == NULL || iov == NULL || iovcnt < 0)
+		return -EINVAL;
+	for (int i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	while (done < total) {
+		if (sk->path == FRAG_SOCK_CACHE)
+			n = frag_sock_copy_cache(sk, skb, iov, iovcnt, done,
+						 total - done);
+		else
+			n = frag_sock_copy_page_frag(sk, skb, iov, iovcnt,
+						     done, total - done);
+		if (n < 0)
+			return done > 0 && n == -EMSGSIZE ? (ssize_t)done : n;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t
+frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
+		     struct frag_frame *fr)
+{
+	struct page_frag pf;
+	ssize_t n;
+	void *va;
+	int ret;
+
+	if (sk == NULL || fr == NULL || max_len == 0)
+		return -EINVAL;
+	if (sk->path == FRAG_SOCK_CACHE) {
+		va = page_frag_alloc_refill_prepare(&sk->nc, max_len, &pf,
+						    GFP_KERNEL);
+		if (va == NULL && errno == ENOMEM && max_len > PAGE_SIZE) {
+			/*
+			 * A request above a page that does not fit in what is
+			 * left fails and keeps the block (the kernel's rule, so
+			 * one large frame cannot throw a block away). A frame
+			 * must be whole, so leave the block to its fragments
+			 * and take a fresh one.
+			 */
+			page_frag_cache_drain(&sk->nc);
+			sk->refills++;
+			va = page_frag_alloc_refill_prepare(&sk->nc, max_len,
+							    &pf, GFP_KERNEL);
+		}
+		if (va == NULL)
+			return -errno;
+	} else {
+		if (!frag_sock_page_frag_refill(max_len, &sk->pf))
+			return -ENOMEM;
+		pf = sk->pf;
+		va = (unsigned char *)page_address(pf.page) + pf.offset;
+	}
+	n = read(fd, va, max_len);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	if (sk->path == FRAG_SOCK_CACHE) {
+		/* Only the bytes read become the fragment; the rest stays. */
+		ret = page_frag_commit(&sk->nc, &pf, (unsigned int)n);
+		if (ret < 0)
+			return ret;
+	} else {
+		get_page(pf.page);
+		sk->pf.offset += (uint32_t)n;
+	}
+	fr->page = pf.page;
+	fr->from_cache = sk->path == FRAG_SOCK_CACHE;
+	fr->va = va;
+	fr->offset = pf.offset;
+	fr->len = (uint32_t)n;
+	return n;
+}
+
+void
+frag_frame_free(struct frag_frame *fr)
+{
+	if (fr->from_cache)
+		page_frag_free(fr->va);
+	else
+		put_page(fr->page);
+	fr->page = NULL;
+	fr->va = NULL;
+}

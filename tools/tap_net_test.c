@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * tap_net_test: seed 004's vhost_net_test measurement for machines without
+ * vhost-net. A guest loop sends ICMP echo requests through a TAP device the
+ * tool creates in a network namespace of its own, and the kernel answers
+ * them: a real round trip through the kernel's stack. The requests are
+ * built the way a socket's sendmsg builds them after the seed (headers in
+ * the skb head, payload copied into page_frag_cache fragments with
+ * prepare/probe/commit, written out with one writev over head and frags);
+ * the replies are read straight into the room left in a fragment, as tun
+ * builds its skbs, checked byte for byte and freed, on this thread or on a
+ * freer thread (-F). The same loop runs with the pre-seed struct page_frag
+ * refill and with malloc'd buffers, side by side in each run.
+ *
+ * The namespace is anonymous (unshare(CLONE_NEWNET)) and the TAP device is
+ * not persistent, so both vanish with the process however it ends: normal
+ * exit, error, SIGINT or SIGKILL. Nothing outside the namespace is touched.
+ *
+ * Output per path, after -r RUNS: task-clock (getrusage, all threads),
+ * context switches, frames per second and elapsed time, each mean ± spread
+ * as perf stat prints it for the seed.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/if_tun.h>
+#include <math.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pagepool/page.h>
+#include <pagepool/ptr_ring.h>
+
+#include "cli.h"
+#include "frag_sock.h"
+
+#define PROG		"tap_net_test"
+#define TAP_NAME	"pagepool0"
+#define HDR_LEN		42	/* Ethernet 14 + IPv4 20 + ICMP 8 */
+#define MIN_FRAME	60	/* ETH_ZLEN */
+#define MAX_FRAME	9000
+#define MAX_INFLIGHT	256
+#define REPLY_TIMEOUT_MS 2000
+#define EXIT_ENV	3	/* no TAP device or no permission */
+
+enum path { P_CACHE, P_PAGE_FRAG, P_MALLOC, NR_PATHS };
+static const char *const path_name[NR_PATHS] = {
+	"page_frag_cache", "page_frag", "malloc",
+};
+
+static const unsigned char guest_mac[6] = { 0x02, 0x70, 0x70, 0, 0, 2 };
+static unsigned char tap_mac[6];
+static uint32_t guest_ip, host_ip;	/* network order */
+
+static unsigned char pat[MAX_FRAME + 256];
+
+struct opts {
+	unsigned int runs, inflight, min_size, max_size;
+	unsigned long frames;
+	bool freer, nocache, paths[NR_PATHS];
+};
+
+/* A reply on its way to be freed. */
+struct rx_item {
+	enum path path;
+	struct frag_frame fr;
+	void *buf;		/* P_MALLOC */
+};
+
+struct loop {
+	const struct opts *o;
+	enum path path;
+	int fd;
+	unsigned int max_len;
+	struct frag_sock sk;
+	struct ptr_ring ring;
+	pthread_t freer;
+	volatile int freer_stop;
+	uint64_t out, received, freed_here, freed_there, other;
+};
+
+static uint16_t
+csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint32_t
+csum_add(uint32_t sum, const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static const unsigned char *
+payload_of(uint64_t seq)
+{
+	return pat + seq % 251;
+}
+
+/* Ethernet + IPv4 + ICMP echo request headers for a @size-byte frame. */
+static void
+build_hdr(unsigned char *h, unsigned int size, uint64_t seq)
+{
+	unsigned int plen = size - HDR_LEN;
+	uint16_t c;
+
+	memcpy(h, tap_mac, 6);
+	memcpy(h + 6, guest_mac, 6);
+	h[12] = 0x08;
+	h[13] = 0x00;
+	h += 14;
+	memset(h, 0, 28);
+	h[0] = 0x45;
+	h[2] = (unsigned char)((size - 14) >> 8);
+	h[3] = (unsigned char)(size - 14);
+	h[4] = (unsigned char)(seq >> 8);
+	h[5] = (unsigned char)seq;
+	h[6] = 0x40;		/* DF */
+	h[8] = 64;
+	h[9] = IPPROTO_ICMP;
+	memcpy(h + 12, &guest_ip, 4);
+	memcpy(h + 16, &host_ip, 4);
+	c = csum_fold(csum_add(0, h, 20));
+	h[10] = (unsigned char)(c >> 8);
+	h[11] = (unsigned char)c;
+	h += 20;
+	h[0] = 8;		/* echo request */
+	h[4] = 0x70;		/* identifier */
+	h[5] = 0x70;
+	h[6] = (unsigned char)(seq >> 8);
+	h[7] = (unsigned char)seq;
+	c = csum_fold(csum_add(csum_add(0, h, 8), payload_of(seq), plen));
+	h[2] = (unsigned char)(c >> 8);
+	h[3] = (unsigned char)c;
+}
+
+static unsigned int
+frame_size(const struct opts *o, uint64_t seq)
+{
+	return o->min_size + (unsigned int)(seq % (o->max_size - o->min_size + 1));
+}
+
+/* Send request @seq down the path under test. */
+static int
+send_one(struct loop *l, uint64_t seq)
+{
+	unsigned int size = frame_size(l->o, seq);
+	struct iovec iov[1 + MAX_SKB_FRAGS], pl;
+	struct sk_buff *skb;
+	unsigned char *buf;
+	ssize_t n;
+	int cnt = 1;
+
+	if (l->path == P_MALLOC) {
+		buf = malloc(size);
+		if (buf == NULL)
+			return -ENOMEM;
+		build_hdr(buf, size, seq);
+		memcpy(buf + HDR_LEN, payload_of(seq), size - HDR_LEN);
+		n = write(l->fd, buf, size);
+		free(buf);
+		return n == (ssize_t)size ? 0 : n < 0 ? -errno : -EIO;
+	}
+	skb = alloc_skb(128, GFP_KERNEL);
+	if (skb == NULL)
+		return -ENOMEM;
+	build_hdr(skb_put(skb, HDR_LEN), size, seq);
+	pl = (struct iovec){ (void *)payload_of(seq), size - HDR_LEN };
+	n = frag_sock_sendmsg(&l->sk, skb, &pl, 1);
+	if (n != (ssize_t)(size - HDR_LEN)) {
+		kfree_skb(skb);
+		return n < 0 ? (int)n : -EMSGSIZE;
+	}
+	/* The device copies the frame in (tun_get_user): head, then frags. */
+	iov[0] = (struct iovec){ skb->data, skb_headlen(skb) };
+	for (int i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		iov[cnt++] = (struct iovec){
+			(unsigned char *)page_address(f->netmem) + f->offset,
+			f->len };
+	}
+	n = writev(l->fd, iov, cnt);
+	kfree_skb(skb);
+	return n == (ssize_t)size ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/*
+ * Is @p (@len bytes) the reply to one of ours? Return its sequence (low 16
+ * bits), -1 for a frame that is not ours, -2 for a bad reply.
+ */
+static long
+check_reply(const struct opts *o, const unsigned char *p, size_t len,
+	    uint64_t base, uint64_t *seqp)
+{
+	uint16_t s16;
+	uint64_t seq;
+
+	if (len < HDR_LEN || p[12] != 0x08 || p[13] != 0x00 ||
+	    p[14 + 9] != IPPROTO_ICMP || memcmp(p, guest_mac, 6) != 0)
+		return -1;
+	if (p[34] != 0 || p[38] != 0x70 || p[39] != 0x70)
+		return -1;
+	s16 = (uint16_t)(p[40] << 8 | p[41]);
+	/* Replies are for the window starting at @base. */
+	seq = base + (uint16_t)(s16 - (uint16_t)base);
+	if (len != frame_size(o, seq) ||
+	    memcmp(p + HDR_LEN, payload_of(seq), len - HDR_LEN) != 0)
+		return -2;
+	*seqp = seq;
+	return s16;
+}
+
+static void
+rx_free(struct rx_item *it)
+{
+	if (it->path == P_MALLOC)
+		free(it->buf);
+	else
+		frag_frame_free(&it->fr);
+}
+
+static void *
+freer_main(void *arg)
+{
+	struct loop *l = arg;
+	struct rx_item *it;
+
+	for (;;) {
+		it = ptr_ring_consume(&l->ring);
+		if (it == NULL) {
+			/* Acquire: pairs with the release store in stop_freer. */
+			if (__atomic_load_n(&l->freer_stop, __ATOMIC_ACQUIRE) &&
+			    ptr_ring_empty(&l->ring))
+				break;
+			sched_yield();
+			continue;
+		}
+		rx_free(it);
+		free(it);
+		l->freed_there++;
+	}
+	pp_thread_cache_drain();
+	return NULL;
+}
+
+/* Read one frame; 1 if it was the reply to @base's window, 0 other, <0. */
+static int
+recv_one(struct loop *l, uint64_t base, unsigned char *got)
+{
+	struct rx_item *it = calloc(1, sizeof(*it));
+	const unsigned char *p;
+	struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+	uint64_t seq = 0;
+	ssize_t n;
+	long r;
+
+	if (it == NULL)
+		return -ENOMEM;
+	it->path = l->path;
+	for (;;) {
+		if (l->path == P_MALLOC) {
+			it->buf = malloc(l->max_len);
+			if (it->buf == NULL) {
+				free(it);
+				return -ENOMEM;
+			}
+			n = read(l->fd, it->buf, l->max_len);
+			if (n < 0) {
+				n = errno == EAGAIN ? 0 : -errno;
+				free(it->buf);
+			}
+			p = it->buf;
+		} else {
+			n = frag_sock_read_frame(&l->sk, l->fd, l->max_len,
+						 &it->fr);
+			p = it->fr.va;
+		}
+		if (n > 0) {
+			l->received++;
+			break;
+		}
+		if (n < 0) {
+			free(it);
+			return (int)n;
+		}
+		if (poll(&pfd, 1, REPLY_TIMEOUT_MS) == 0) {
+			free(it);
+			return -ETIMEDOUT;
+		}
+	}
+	r = check_reply(l->o, p, (size_t)n, base, &seq);
+	if (r >= 0) {
+		if (got[seq % MAX_INFLIGHT]) {
+			r = -2;		/* a duplicate */
+		} else {
+			got[seq % MAX_INFLIGHT] = 1;
+		}
+	}
+	if (r == -1)
+		l->other++;
+	if (l->o->freer) {
+		while (ptr_ring_produce(&l->ring, it) != 0)
+			sched_yield();
+	} else {
+		rx_free(it);
+		free(it);
+		l->freed_here++;
+	}
+	if (r == -2) {
+		fprintf(stderr, PROG ": %s: bad or duplicate reply of %zd bytes\n",
+			path_name[l->path], n);
+		return -EBADMSG;
+	}
+	return r >= 0;
+}
+
+struct result {
+	double elapsed, task_ms, csw;
+	uint64_t in_use, other;
+};
+
+static double
+tv_ms(const struct timeval *tv)
+{
+	return (double)tv->tv_sec * 1e3 + (double)tv->tv_usec / 1e3;
+}
+
+/* One run of the guest loop on @path: -n frames, -q in flight. */
+static int
+run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
+	 struct result *res)
+{
+	unsigned char got[MAX_INFLIGHT];
+	struct rusage ru0, ru1;
+	struct timespec t0, t1;
+	struct loop l = { .o = o, .path = path, .fd = fd,
+			  .max_len = max_len };
+	uint64_t seq = 0;
+	int err = 0;
+
+	frag_sock_init(&l.sk, path == P_PAGE_FRAG ? FRAG_SOCK_PAGE_FRAG
+						   : FRAG_SOCK_CACHE);
+	l.sk.nocache = o->nocache && path == P_CACHE;
+	if (o->freer) {
+		if (ptr_ring_init(&l.ring, 1024, GFP_KERNEL) != 0 ||
+		    pthread_create(&l.freer, NULL, freer_main, &l) != 0) {
+			fprintf(stderr, PROG ": cannot start the freer thread\n");
+			return -ENOMEM;
+		}
+	}
+	getrusage(RUSAGE_SELF, &ru0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (seq < o->frames && err == 0) {
+		uint64_t base = seq, want = o->frames - seq, done = 0;
+
+		if (want > o->inflight)
+			want = o->inflight;
+		memset(got, 0, sizeof(got));
+		for (uint64_t i = 0; i < want && err == 0; i++)
+			err = send_one(&l, base + i);
+		l.out += want;
+		while (err == 0 && done < want) {
+			int r = recv_one(&l, base, got);
+
+			if (r < 0)
+				err = r;
+			done += r > 0;
+		}
+		seq += want;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (o->freer) {
+		/* Release: pairs with the acquire load in freer_main. */
+		__atomic_store_n(&l.freer_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(l.freer, NULL);
+		ptr_ring_cleanup(&l.ring, NULL);
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	frag_sock_release(&l.sk);
+	/* Every frame read was freed, here or by the freer: none in use. */
+	if (err == 0 && l.received != l.freed_here + l.freed_there) {
+		fprintf(stderr, PROG ": %s: %" PRIu64 " of %" PRIu64
+			" received buffers still in use\n", path_name[path],
+			l.received - l.freed_here - l.freed_there, l.received);
+		err = -EBADMSG;
+	}
+	res->in_use = l.received - l.freed_here - l.freed_there;
+	res->other = l.other;
+	if (err != 0) {
+		fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n",
+			path_name[path], seq, strerror(-err));
+		return err;
+	}
+	res->elapsed = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	res->task_ms = tv_ms(&ru1.ru_utime) + tv_ms(&ru1.ru_stime) -
+		       tv_ms(&ru0.ru_utime) - tv_ms(&ru0.ru_stime);
+	res->csw = (double)(ru1.ru_nvcsw + ru1.ru_nivcsw -
+			    ru0.ru_nvcsw - ru0.ru_nivcsw);
+	return 0;
+}
+
+static void
+mean_sd(const double *v, unsigned int n, double *mean, double *sd)
+{
+	double s = 0, q = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		s += v[i];
+	*mean = s / n;
+	for (unsigned int i = 0; i < n; i++)
+		q += (v[i] - *mean) * (v[i] - *mean);
+	/* perf stat's spread: the standard error of the mean. */
+	*sd = n > 1 ? sqrt(q / (n - 1) / n) : 0;
+}
+
+static double
+pct(double sd, double mean)
+{
+	return mean != 0 ? 100.0 * sd / mean : 0;
+}
+
+static void
+report(const struct opts *o, enum path p, struct result *r)
+{
+	double el[o->runs], tc[o->runs], cs[o->runs], fps[o->runs];
+	double m, s, mt, st, mc, sc, mf, sf;
+
+	for (unsigned int i = 0; i < o->runs; i++) {
+		el[i] = r[i].elapsed;
+		tc[i] = r[i].task_ms;
+		cs[i] = r[i].csw;
+		fps[i] = 2.0 * (double)o->frames / r[i].elapsed;
+	}
+	mean_sd(el, o->runs, &m, &s);
+	mean_sd(tc, o->runs, &mt, &st);
+	mean_sd(cs, o->runs, &mc, &sc);
+	mean_sd(fps, o->runs, &mf, &sf);
+	printf("\n Performance counter stats for '%s' (%u runs):\n\n",
+	       path_name[p], o->runs);
+	printf(" %14.2f msec task-clock       # %6.3f CPUs utilized  ( +- %5.2f%% )\n",
+	       mt, m > 0 ? mt / 1e3 / m : 0, pct(st, mt));
+	printf(" %14.0f      context-switches # %6.3f K/sec          ( +- %5.2f%% )\n",
+	       mc, m > 0 ? mc / m / 1e3 : 0, pct(sc, mc));
+	printf(" %14.0f      frames/sec       # requests + replies   ( +- %5.2f%% )\n",
+	       mf, pct(sf, mf));
+	printf("\n %10.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n",
+	       m, s, pct(s, m));
+	printf(" %14" PRIu64 "      buffers in use after the last run, %" PRIu64
+	       " other frames dropped\n", r[o->runs - 1].in_use,
+	       r[o->runs - 1].other);
+}
+
+static int
+env_error(const char *what, int err)
+{
+	fprintf(stderr, PROG ": %s: %s", what, strerror(err));
+	if (err == EPERM || err == EACCES)
+		fprintf(stderr, " (needs root, or CAP_SYS_ADMIN and CAP_NET_ADMIN)");
+	else if (err == ENOENT || err == ENODEV)
+		fprintf(stderr, " (no TUN/TAP support: modprobe tun)");
+	fputc('\n', stderr);
+	return EXIT_ENV;
+}
+
+static int
+ifreq_ioctl(int s, unsigned long req, struct ifreq *ifr, const char *what)
+{
+	if (ioctl(s, req, ifr) != 0) {
+		fprintf(stderr, PROG ": %s on " TAP_NAME ": %s\n", what,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+set_addr(struct sockaddr *sa, uint32_t ip)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
+	sin.sin_addr.s_addr = ip;
+	memcpy(sa, &sin, sizeof(sin));
+}
+
+/* The namespace, the device, its address and the guest's neighbour entry. */
+static int
+setup_tap(unsigned int mtu)
+{
+	struct ifreq ifr;
+	struct arpreq arp;
+	int fd, s;
+	FILE *f;
+
+	if (unshare(CLONE_NEWNET) != 0)
+		return -env_error("unshare(CLONE_NEWNET)", errno);
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -env_error("/dev/net/tun", errno);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", TAP_NAME);
+	if (ioctl(fd, TUNSETIFF, &ifr) != 0) {
+		close(fd);
+		return -env_error("TUNSETIFF " TAP_NAME, errno);
+	}
+	/* IPv6 would add router solicitations to the replies; not needed. */
+	f = fopen("/proc/sys/net/ipv6/conf/" TAP_NAME "/disable_ipv6", "w");
+	if (f != NULL) {
+		fputs("1\n", f);
+		fclose(f);
+	}
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		goto fail;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", TAP_NAME);
+	if (ifreq_ioctl(s, SIOCGIFHWADDR, &ifr, "SIOCGIFHWADDR"))
+		goto fail_s;
+	memcpy(tap_mac, ifr.ifr_hwaddr.sa_data, 6);
+	ifr.ifr_mtu = (int)mtu;
+	if (ifreq_ioctl(s, SIOCSIFMTU, &ifr, "SIOCSIFMTU"))
+		goto fail_s;
+	set_addr(&ifr.ifr_addr, host_ip);
+	if (ifreq_ioctl(s, SIOCSIFADDR, &ifr, "SIOCSIFADDR"))
+		goto fail_s;
+	set_addr(&ifr.ifr_netmask, htonl(0xffffff00));
+	if (ifreq_ioctl(s, SIOCSIFNETMASK, &ifr, "SIOCSIFNETMASK"))
+		goto fail_s;
+	if (ifreq_ioctl(s, SIOCGIFFLAGS, &ifr, "SIOCGIFFLAGS"))
+		goto fail_s;
+	ifr.ifr_flags |= IFF_UP;
+	if (ifreq_ioctl(s, SIOCSIFFLAGS, &ifr, "SIOCSIFFLAGS"))
+		goto fail_s;
+	/* A permanent entry: the kernel answers without asking by ARP. */
+	memset(&arp, 0, sizeof(arp));
+	set_addr(&arp.arp_pa, guest_ip);
+	arp.arp_ha.sa_family = ARPHRD_ETHER;
+	memcpy(arp.arp_ha.sa_data, guest_mac, 6);
+	arp.arp_flags = ATF_PERM | ATF_COM;
+	snprintf(arp.arp_dev, sizeof(arp.arp_dev), "%s", TAP_NAME);
+	if (ioctl(s, SIOCSARP, &arp) != 0) {
+		fprintf(stderr, PROG ": SIOCSARP: %s\n", strerror(errno));
+		goto fail_s;
+	}
+	close(s);
+	return fd;
+fail_s:
+	close(s);
+fail:
+	close(fd);
+	return -1;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+"Usage: " PROG " [-r RUNS] [-n FRAMES] [-s MIN[:MAX]] [-q INFLIGHT] [-F]\n"
+"                    [-p PATH[,PATH...]] [--nocache] [-h]\n"
+"ICMP echo round trips through a TAP device in a private network namespace,\n"
+"frames built and received in page_frag_cache fragments (seed 004), in a\n"
+"plain page_frag (the pre-seed path) and in malloc'd buffers, side by side.\n"
+"  -r RUNS      runs per path (default 10)\n"
+"  -n FRAMES    echo requests per run (default 100000)\n"
+"  -s MIN[:MAX] frame sizes in bytes, 60 to 9000, cycled MIN..MAX (default 60:1514)\n"
+"  -q INFLIGHT  requests in flight before the replies are read (1-256, default 8)\n"
+"  -F           free the replies on a second thread\n"
+"  -p PATHS     page_frag_cache, page_frag, malloc (comma separated; default all)\n"
+"  --nocache    page_frag_cache path: copy the payload with non-temporal stores\n"
+"               (the kernel's tx-nocache-copy; off by default, as in the kernel)\n"
+"  -h, --help   this help\n"
+"Exit status: 0 every reply came back intact, 1 a reply was lost or bad,\n"
+"2 usage error, 3 no /dev/net/tun or no permission.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "nocache", no_argument, NULL, 'N' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .runs = 10, .inflight = 8, .min_size = MIN_FRAME,
+			  .max_size = 1514, .frames = 100000 };
+	struct result *res[NR_PATHS] = { NULL };
+	unsigned int mtu, max_len;
+	bool any = false;
+	int c, fd, rc = 0;
+	char *colon, *tok, *save;
+
+	for (int p = 0; p < NR_PATHS; p++)
+		o.paths[p] = true;
+	while ((c = getopt_long(argc, argv, "r:n:s:q:Fp:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			o.runs = (unsigned int)pp_tool_parse_num(PROG, "-r",
+					optarg, 1, 1000);
+			break;
+		case 'n':
+			o.frames = (unsigned long)pp_tool_parse_num(PROG, "-n",
+					optarg, 1, 1000000000);
+			break;
+		case 's':
+			colon = strchr(optarg, ':');
+			if (colon != NULL)
+				*colon = '\0';
+			o.min_size = (unsigned int)pp_tool_parse_num(PROG,
+					"-s", optarg, MIN_FRAME, MAX_FRAME);
+			o.max_size = colon == NULL ? o.min_size :
+				(unsigned int)pp_tool_parse_num(PROG, "-s",
+					colon + 1, o.min_size, MAX_FRAME);
+			break;
+		case 'q':
+			o.inflight = (unsigned int)pp_tool_parse_num(PROG, "-q",
+					optarg, 1, MAX_INFLIGHT);
+			break;
+		case 'F':
+			o.freer = true;
+			break;
+		case 'N':
+			o.nocache = true;
+			break;
+		case 'p':
+			for (int p = 0; p < NR_PATHS; p++)
+				o.paths[p] = false;
+			for (tok = strtok_r(optarg, ",", &save); tok != NULL;
+			     tok = strtok_r(NULL, ",", &save)) {
+				int p;
+
+				for (p = 0; p < NR_PATHS; p++)
+					if (strcmp(tok, path_name[p]) == 0)
+						break;
+				if (p == NR_PATHS) {
+					fprintf(stderr, PROG ": -p: unknown path '%s' (page_frag_cache, page_frag, malloc)\n",
+						tok);
+					return 2;
+				}
+				o.paths[p] = true;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	for (int i = 0; i < (int)sizeof(pat); i++)
+		pat[i] = (unsigned char)(i * 7 + (i >> 8));
+	guest_ip = htonl(0x0a4d0002);	/* 10.77.0.2 */
+	host_ip = htonl(0x0a4d0001);	/* 10.77.0.1 */
+	mtu = o.max_size - 14 > 1500 ? o.max_size - 14 : 1500;
+	max_len = mtu + 14;
+	fd = setup_tap(mtu);
+	if (fd < 0)
+		return fd == -EXIT_ENV ? EXIT_ENV : 1;
+	for (int p = 0; p < NR_PATHS; p++) {
+		if (!o.paths[p])
+			continue;
+		res[p] = calloc(o.runs, sizeof(*res[p]));
+		if (res[p] == NULL) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 1;
+		}
+	}
+	printf(PROG ": %u runs x %lu echo requests of %u-%u bytes, %u in flight, replies freed %s%s\n",
+	       o.runs, o.frames, o.min_size, o.max_size, o.inflight,
+	       o.freer ? "on a second thread" : "on the receiving thread",
+	       o.nocache ? ", non-temporal payload copy" : "");
+	/* Paths interleave within each run, so drift hits them alike. */
+	for (unsigned int r = 0; r < o.runs && rc == 0; r++)
+		for (int p = 0; p < NR_PATHS && rc == 0; p++)
+			if (o.paths[p] &&
+			    run_loop(&o, (enum path)p, fd, max_len,
+				     &res[p][r]) != 0)
+				rc = 1;
+	close(fd);
+	if (rc != 0)
+		return rc;
+	for (int p = 0; p < NR_PATHS; p++) {
+		if (!o.paths[p])
+			continue;
+		report(&o, (enum path)p, res[p]);
+		any = true;
+		free(res[p]);
+	}
+	pp_thread_cache_drain();
+	return any ? 0 : 2;
+}
