@@ -80,4 +80,24 @@ for bad in "--loops 999" "--loops 4294967296" "--loops x" "loops=999" "loops=" \
 	[ "$rc" -eq 2 ] || { echo "FAIL: '$bad' exited $rc, want 2"; fail=1; }
 done
 "$tool" --help | grep -q -- '--outline' || { echo "FAIL: --help"; fail=1; }
+
+# The suite's summary: the --outline rows, and only those, beside the
+# kernel's figures (never a direct recycle beside the kernel's ring
+# figure), with fractional ticks; the inline rows after them.
+suite=$(dirname "$0")/../bench/page_pool_suite.sh
+if command -v python3 >/dev/null 2>&1; then
+	out=$("$suite" "$tool" 1 2000 2>&1) || { echo "FAIL: page_pool_suite.sh: exit $?"; echo "$out"; fail=1; }
+	sum=$(sed -n '/^# bench_page_pool_simple, median/,$p' <<<"$out")
+	kern=$(sed -n '/^== --outline/,/^== inline/p' <<<"$sum" | grep -E 'E5-1650|EPYC')
+	for t in no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03 \
+		 tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring tasklet_page_pool03_slow; do
+		grep -Eq "^  $t +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} " <<<"$kern" ||
+			{ echo "FAIL: summary: no outline $t beside a kernel figure"; fail=1; }
+	done
+	! grep -q owner_ <<<"$kern" || { echo "FAIL: summary: an owner row beside a kernel figure"; fail=1; }
+	grep -Eq '^  owner_page_pool02_napi_local +[0-9.]+ +[0-9.]+ +[0-9.]* +inline$' <<<"$sum" ||
+		{ echo "FAIL: summary: no inline owner row"; fail=1; }
+	grep -q '^issue 8: --outline fast path under 8 TSC ticks: \(MET\|MISSED\)' <<<"$sum" ||
+		{ echo "FAIL: summary: no verdict"; fail=1; }
+fi
 exit $fail
