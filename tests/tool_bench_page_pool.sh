@@ -91,11 +91,11 @@ if command -v python3 >/dev/null 2>&1; then
 	kern=$(sed -n '/^== --outline/,/^== inline/p' <<<"$sum" | grep -E 'E5-1650|EPYC')
 	for t in no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03 \
 		 tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring tasklet_page_pool03_slow; do
-		grep -Eq "^  $t +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} " <<<"$kern" ||
+		grep -Eq "^  $t +[0-9]+\.[0-9]{2} \([0-9]+\.[0-9]{2}\) +[0-9]+\.[0-9]{3} " <<<"$kern" ||
 			{ echo "FAIL: summary: no outline $t beside a kernel figure"; fail=1; }
 	done
 	! grep -q owner_ <<<"$kern" || { echo "FAIL: summary: an owner row beside a kernel figure"; fail=1; }
-	grep -Eq '^  owner_page_pool02_napi_local +[0-9.]+ +[0-9.]+ +[0-9.]* +inline$' <<<"$sum" ||
+	grep -Eq "^  owner_page_pool02_napi_local +[0-9.]+ \([0-9.]+\) +[0-9.]+ +[0-9.]* +inline\$" <<<"$sum" ||
 		{ echo "FAIL: summary: no inline owner row"; fail=1; }
 	grep -q '^issue 8: --outline fast path under 8 TSC ticks: \(MET\|MISSED\)' <<<"$sum" ||
 		{ echo "FAIL: summary: no verdict"; fail=1; }
