@@ -3,12 +3,15 @@
 #
 # The test command: installs what the tests need, then builds and runs the
 # whole suite three times -
-#   plain   gcc, every suite (unit, stress, tools, model, lint)
+#   plain   gcc, every suite (unit, stress, tools, the spin and GenMC
+#           models, lint)
 #   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting), and
 #           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
 #   fuzz    clang, libFuzzer + ASan + UBSan + debug checks, 30 s per harness
-# all with warnings as errors - plus an install check that compiles the
+# plain, asan and tsan with the race tests' delay points (-Dtest_hooks=true);
+# the install check builds without them, as a user would. All
+# with warnings as errors - plus an install check that compiles the
 # examples against the installed headers and pkg-config file. Ends with
 # "N passed, N failed" and exits non-zero if anything failed.
 #   scripts/run-tests.sh [--no-deps] [plain|asan|tsan|install ...]
@@ -27,6 +30,17 @@ configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(plain asan tsan fuzz install)
 
 passed=0 failed=0 skipped=0
+
+# The weak-memory harnesses (tests/genmc, plain build) need GenMC: build it
+# from the shared tools once (reused afterwards) unless GENMC names one.
+# Without the shared tools the harnesses skip and say so.
+if [[ " ${configs[*]} " == *" plain "* ]] && [ -z "${GENMC:-}" ]; then
+	if genmc=$(scripts/build-genmc.sh); then
+		[ -z "$genmc" ] || export GENMC=$genmc
+	else
+		echo "== genmc: build FAILED"; failed=$((failed + 1))
+	fi
+fi
 
 # Add one build's meson test results (from its JSON log) to the totals.
 tally() {
@@ -58,7 +72,10 @@ run_build() {
 	local dir=build-ci-$name
 	echo "== $name: configure ($cc $*)"
 	rm -rf "$dir"
-	if ! CC=$cc meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1; then
+	# The C++ test programs build with the matching C++ compiler.
+	local cxx=g++
+	[ "$cc" = clang ] && cxx=clang++
+	if ! CC=$cc CXX=$cxx meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1; then
 		cat "$dir.log"; failed=$((failed + 1)); return
 	fi
 	if ! ninja -C "$dir" >"$dir.log" 2>&1; then
@@ -91,12 +108,12 @@ run_install() {
 
 for c in "${configs[@]}"; do
 	case $c in
-	plain) run_build plain gcc ;;
-	asan)  SUITES="--no-suite model --no-suite lint" run_build asan gcc \
+	plain) run_build plain gcc -Dtest_hooks=true ;;
+	asan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build asan gcc \
 		-Db_sanitize=address,undefined -Ddebug_checks=true \
-		-Dc_args=-fno-sanitize-recover=all ;;
-	tsan)  SUITES="--no-suite model --no-suite lint" run_build tsan clang \
-		-Db_sanitize=thread -Db_lundef=false ;;
+		-Dc_args=-fno-sanitize-recover=all -Dtest_hooks=true ;;
+	tsan)  SUITES="--no-suite model --no-suite genmc --no-suite lint" run_build tsan clang \
+		-Db_sanitize=thread -Db_lundef=false -Dtest_hooks=true ;;
 	fuzz)  SUITES="--suite fuzz" run_build fuzz clang \
 		-Db_sanitize=address,undefined -Db_lundef=false -Ddebug_checks=true \
 		-Dfuzz=true \

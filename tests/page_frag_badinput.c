@@ -117,11 +117,44 @@ main(void)
 	iov.iov_base = not_ours;
 	CHECK_EQ(page_frag_copy_to_va_nocache(&bogus, &iov, 1, 0), -EINVAL);
 
+	/* A page_frag describing more than its block: nothing is copied. */
+	{
+		static char src[PAGE_FRAG_CACHE_MAX_SIZE + 64];
+		struct iovec big = { .iov_base = src, .iov_len = sizeof(src) };
+		unsigned int blk = PAGE_SIZE << compound_order(pf.page);
+
+		bogus = pf;
+		bogus.size = ~0u;
+		CHECK_EQ(page_frag_copy_to_va_nocache(&bogus, &big, 1, 0),
+			 -EINVAL);
+		bogus = pf;
+		bogus.offset = blk;
+		bogus.size = 1;
+		CHECK_EQ(page_frag_copy_to_va_nocache(&bogus, &big, 1, 0),
+			 -EINVAL);
+		bogus = pf;
+		bogus.offset = blk - 10;
+		bogus.size = 11;
+		CHECK_EQ(page_frag_copy_to_va_nocache(&bogus, &big, 1, 0),
+			 -EINVAL);
+		bogus.size = 10;
+		CHECK_EQ(page_frag_copy_to_va_nocache(&bogus, &big, 1, 0), 10);
+	}
+
 	/* Frees and drains of what is not ours. */
 	EXPECT_VOID_EINVAL(page_frag_free(NULL));
 	EXPECT_VOID_EINVAL(page_frag_free(not_ours));
 	EXPECT_VOID_EINVAL(__page_frag_cache_drain(NULL, 1));
 	EXPECT_VOID_EINVAL(__page_frag_cache_drain(pf.page, 0));
+	/* More references than the block has: refused, nothing dropped. */
+	{
+		int refs = page_ref_count(pf.page);
+
+		EXPECT_VOID_EINVAL(__page_frag_cache_drain(
+			pf.page, (unsigned int)refs + 1));
+		EXPECT_VOID_EINVAL(__page_frag_cache_drain(pf.page, ~0u));
+		CHECK_EQ(page_ref_count(pf.page), refs);
+	}
 	CHECK(nc.encoded_page != 0);
 	page_frag_cache_drain(&nc);
 	CHECK_EQ(nc.encoded_page, 0);

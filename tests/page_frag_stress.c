@@ -61,8 +61,11 @@ consumer(void *arg)
 				bad++;
 				break;
 			}
-		/* Any address inside the fragment frees it. */
-		page_frag_free(p + h->len / 2);
+		/* Any address inside the fragment frees it: its middle,
+		 * header included (p + len / 2 is one past the end of an
+		 * empty payload, which is the next fragment's, or the next
+		 * block's). */
+		page_frag_free((uint8_t *)h + (sizeof(*h) + h->len) / 2);
 		got++;
 	}
 	pp_store_release(&done, 1);

@@ -362,8 +362,10 @@ test_slow_path_faults(void)
 static int init_calls;
 
 static void
-init_cb(struct page *page, void *arg)
+init_cb(netmem_ref netmem, void *arg)
 {
+	struct page *page = netmem_to_page(netmem);
+
 	CHECK(arg == &init_calls);
 	CHECK(page->pp != NULL);
 	memset(page_address(page), 0xcd, 64);

@@ -76,6 +76,21 @@ test_validation(struct device *dev)
 	pp.offset = 256;
 	expect_einval(&pp, "offset + max_len beyond the page");
 
+	/* Without SYNC_DEV too, the offset must leave room in the block. */
+	memset(&pp, 0, sizeof(pp));
+	pp.flags = PP_FLAG_DMA_MAP;
+	pp.dev = dev;
+	pp.dma_dir = DMA_FROM_DEVICE;
+	pp.offset = PAGE_SIZE;
+	expect_einval(&pp, "offset at the end of the page");
+	pp.offset = ~0u;
+	expect_einval(&pp, "offset far past the page");
+	pp.flags = 0;
+	pp.dev = NULL;
+	pp.order = 2;
+	pp.offset = 4 * PAGE_SIZE;
+	expect_einval(&pp, "offset past an order-2 block");
+
 	memset(&pp, 0, sizeof(pp));
 	pp.nid = 4096;
 	expect_einval(&pp, "node that does not exist");
@@ -132,7 +147,7 @@ test_ids_and_refs(void)
 	CHECK(page_pool_id(a) != page_pool_id(b));
 
 	/* The memory model's extra reference: two destroys free it. */
-	page_pool_use_xdp_mem(a, disconnect);
+	page_pool_use_xdp_mem(a, disconnect, NULL);
 	page_pool_destroy(a);
 	CHECK_EQ(disconnected, 0);
 	page_pool_destroy(a);

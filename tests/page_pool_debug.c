@@ -5,9 +5,11 @@
  * page_pool debug checks (PP_DEBUG builds; skipped otherwise): a double
  * put, a put to the wrong pool, a page that never came from a pool, a
  * write to a page after it was returned, direct recycling outside the
- * owner thread and a destroy racing the owner are each detected, reported with the page and the pool
- * named, and counted; a misdirected put is dropped, so the pool's state
- * stays intact.
+ * owner thread and a destroy racing the owner are each detected, reported
+ * with the page and the pool named, and counted; a misdirected put is
+ * dropped, so the pool's state stays intact. A foreign page in a bulk put,
+ * or a put to a NULL pool, has no pool to count on: it is counted in
+ * page_pool_debug_errors(NULL).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -87,8 +89,19 @@ main(void)
 	char want[160];
 	pthread_t th;
 
-	if (!PP_DEBUG)
+	if (!PP_DEBUG) {
+		/* The counters exist and stay 0; the checks are not built. */
+		a = new_pool(NULL);
+		p = page_pool_alloc_pages(a, GFP_KERNEL);
+		CHECK(p != NULL);
+		page_pool_put_full_page(a, p, false);
+		CHECK_EQ(page_pool_debug_errors(a), 0);
+		CHECK_EQ(page_pool_debug_errors(NULL), 0);
+		page_pool_destroy(a);
+		fprintf(stderr, "PP_DEBUG is off (meson -Ddebug_checks=false): "
+				"the debug checks are not built; skipped\n");
 		return T_EXIT_SKIP;
+	}
 	a = new_pool(NULL);
 	b = new_pool(NULL);
 
@@ -126,6 +139,45 @@ main(void)
 		 "page: page %p",
 		 page_pool_id(a), (void *)plain);
 	capture_expect(want);
+
+	/*
+	 * The same page in a bulk put, which has no pool argument: named as
+	 * a foreign page (not a "NULL pool"), counted among the errors that
+	 * belong to no pool (page_pool_debug_errors(NULL)), and skipped
+	 * while the pool pages around it are recycled.
+	 */
+	{
+		uint64_t none = page_pool_debug_errors(NULL);
+		struct page *bulk[3];
+
+		bulk[0] = page_pool_alloc_pages(a, GFP_KERNEL);
+		bulk[1] = plain;
+		bulk[2] = page_pool_alloc_pages(a, GFP_KERNEL);
+		q = bulk[2];
+		p = bulk[0];
+		capture_start();
+		page_pool_put_page_bulk(bulk, 3);
+		snprintf(want, sizeof(want),
+			 "page_pool: bulk put of a page that is not a "
+			 "page_pool page: page %p",
+			 (void *)plain);
+		capture_expect(want);
+		CHECK_EQ(page_pool_debug_errors(NULL), none + 1);
+		CHECK_EQ(page_pool_debug_errors(a), 3);
+		CHECK_EQ(page_ref_count(plain), 1);
+		/* Both pool pages went back (to the ring: no owner). */
+		CHECK_EQ(pp_load_relaxed(&p->pp_ref_count), 0);
+		CHECK_EQ(pp_load_relaxed(&q->pp_ref_count), 0);
+
+		/* A put to a NULL pool is counted there too. */
+		capture_start();
+		page_pool_put_full_page(NULL, plain, false);
+		snprintf(want, sizeof(want),
+			 "page_pool: put to a NULL pool: page %p",
+			 (void *)plain);
+		capture_expect(want);
+		CHECK_EQ(page_pool_debug_errors(NULL), none + 2);
+	}
 	__free_pages(plain, 0);
 
 	/* Use after return: written after the put, caught when handed out. */

@@ -9,7 +9,8 @@
  * model and shown fixed: a driver destroys its pool and unbinds while the
  * stack still holds pages; when the stack returns them later, the pool
  * without DMA tracking unmaps through the dead device (faults), the pool
- * with tracking had already unmapped them at destroy (no fault).
+ * with tracking had already unmapped them at destroy (no fault). An offset
+ * past the block is refused at create, a CPU sync past it at the call.
  */
 #include <errno.h>
 #include <string.h>
@@ -84,6 +85,106 @@ test_map_sync_identity(void)
 	CHECK_EQ(s.unmaps, 64);
 	CHECK_EQ(s.live_mappings, 0);
 	CHECK_EQ(s.faults, 0);
+	pp_dma_dev_destroy(dev);
+}
+
+/*
+ * The device writes at params.offset, so an offset must leave room in the
+ * block whether or not the pool syncs for the device; and a CPU sync of a
+ * range that runs past the block, or of a page that is not the pool's, is
+ * refused (errno EINVAL) before it reaches the device.
+ */
+static struct page_pool *
+offset_pool(struct device *dev, unsigned int order, unsigned int offset)
+{
+	struct page_pool_params pp = {
+		.flags = PP_FLAG_DMA_MAP,
+		.dev = dev,
+		.dma_dir = DMA_FROM_DEVICE,
+		.order = order,
+		.offset = offset,
+		.nid = NUMA_NO_NODE,
+	};
+
+	errno = 0;
+	return page_pool_create(&pp);
+}
+
+static void
+test_offset_bounds(void)
+{
+	struct device *dev = pp_dma_identity_create(NULL);
+	struct page_pool *pool, *other;
+	struct page *page, *foreign;
+	struct pp_dma_stats s;
+	static const unsigned int bad[] = {
+		PAGE_SIZE, PAGE_SIZE + 1, 3 * PAGE_SIZE, 0x80000000u, ~0u,
+	};
+	unsigned int i;
+
+	CHECK(dev != NULL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(offset_pool(dev, 0, bad[i]) == NULL);
+		CHECK_EQ(errno, EINVAL);
+	}
+	CHECK(offset_pool(dev, 1, 2 * PAGE_SIZE) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	/* The last byte of the block is still room. */
+	pool = offset_pool(dev, 0, PAGE_SIZE - 1);
+	CHECK(pool != NULL);
+	page_pool_destroy(pool);
+	pool = offset_pool(dev, 1, PAGE_SIZE);
+	CHECK(pool != NULL);
+	page_pool_destroy(pool);
+
+	/* CPU syncs: up to the end of the block, and no further. */
+	pool = offset_pool(dev, 0, 256);
+	other = offset_pool(dev, 0, 0);
+	CHECK(pool != NULL && other != NULL);
+	page = page_pool_alloc_pages(pool, GFP_KERNEL);
+	CHECK(page != NULL);
+	page_pool_dma_sync_for_cpu(pool, page, PAGE_SIZE - 256 - 60, 60);
+	s = dev_stats(dev);
+	CHECK_EQ(s.syncs_for_cpu, 1);
+	CHECK_EQ(s.bytes_synced_for_cpu, 60);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(pool, page, PAGE_SIZE - 256 - 60, 61);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(pool, page, PAGE_SIZE, 1);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(pool, page, ~0u, ~0u);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(pool, page, 0, ~0u);
+	CHECK_EQ(errno, EINVAL);
+	/* Pages that are not this pool's: another pool's, the allocator's. */
+	foreign = page_pool_alloc_pages(other, GFP_KERNEL);
+	CHECK(foreign != NULL);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(pool, foreign, 0, 60);
+	CHECK_EQ(errno, EINVAL);
+	page_pool_recycle_direct(other, foreign);
+	foreign = alloc_pages(GFP_KERNEL, 0);
+	CHECK(foreign != NULL);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(pool, foreign, 0, 60);
+	CHECK_EQ(errno, EINVAL);
+	__free_pages(foreign, 0);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(pool, NULL, 0, 60);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	page_pool_dma_sync_for_cpu(NULL, page, 0, 60);
+	CHECK_EQ(errno, EINVAL);
+	s = dev_stats(dev);
+	CHECK_EQ(s.syncs_for_cpu, 1);
+	CHECK_EQ(s.faults, 0);
+	page_pool_recycle_direct(pool, page);
+	page_pool_destroy(pool);
+	page_pool_destroy(other);
+	CHECK_EQ(dev_stats(dev).faults, 0);
 	pp_dma_dev_destroy(dev);
 }
 
@@ -170,6 +271,7 @@ main(void)
 
 	test_map_sync_identity();
 	test_coherent_skips_sync();
+	test_offset_bounds();
 
 	/* The bug, as Linux before 6.16 had it. */
 	seed003(true, &faults, &live);

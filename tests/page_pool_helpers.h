@@ -41,7 +41,7 @@ pp_test_on_free(void *pool)
 static inline void
 pp_test_watch_free(struct page_pool *pool)
 {
-	page_pool_use_xdp_mem(pool, pp_test_on_free);
+	page_pool_use_xdp_mem(pool, pp_test_on_free, NULL);
 	page_pool_destroy(pool);	/* drop the memory model's reference */
 	__atomic_store_n(&pp_test_freed, 0, __ATOMIC_RELEASE);
 }

@@ -11,10 +11,16 @@
  * TSan reports). At the end every thread has exited, so every cache was
  * drained by its exit destructor: the memfd source must be whole and
  * destroy cleanly.
+ *
+ * A second round does the same over a caller's region (PP_MEM_USER),
+ * misaligned, whose descriptors are built a chunk at a time when the zone
+ * runs dry: the threads build chunks while others allocate and free
+ * blocks of the chunks already built.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "page_helpers.h"
 
@@ -169,18 +175,13 @@ worker(void *arg)
 	return NULL;
 }
 
-int
-main(void)
+/* All workers over @shared, to the end. */
+static void
+run(void)
 {
-	PP_OPTS(pp_mem_source_opts, o, .kind = PP_MEM_MEMFD);
 	pthread_t t[NTHREADS];
 	long i;
 
-	iters = t_scale(200000);
-	shared = pp_mem_source_create(&o);
-	CHECK(shared != NULL);
-	for (i = 0; i < NTHREADS; i++)
-		CHECK_EQ(pthread_mutex_init(&boxes[i].lock, NULL), 0);
 	for (i = 0; i < NTHREADS; i++)
 		CHECK_EQ(pthread_create(&t[i], NULL, worker,
 					(void *)(intptr_t)i), 0);
@@ -189,7 +190,54 @@ main(void)
 	/* Pages posted after their target's last drain. */
 	for (i = 0; i < NTHREADS; i++)
 		drain_box(&boxes[i]);
+}
+
+int
+main(void)
+{
+	const size_t ulen = 256UL << 20;
+	struct _pp_zone_stats st;
+	char *map;
+	long i;
+
+	iters = t_scale(200000);
+	for (i = 0; i < NTHREADS; i++)
+		CHECK_EQ(pthread_mutex_init(&boxes[i].lock, NULL), 0);
+	{
+		PP_OPTS(pp_mem_source_opts, o, .kind = PP_MEM_MEMFD);
+		shared = pp_mem_source_create(&o);
+		CHECK(shared != NULL);
+	}
+	run();
 	t_check_whole(shared);
 	CHECK_EQ(pp_mem_source_destroy(shared), 0);
+
+	/* A user region starting 3 pages into a 4 MiB window, so its first
+	 * and last chunks are partial. */
+	map = mmap(NULL, ulen + (8UL << 20), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CHECK(map != MAP_FAILED);
+	{
+		char *base = (char *)((((uintptr_t)map + (4UL << 20) - 1) &
+				       ~((uintptr_t)(4UL << 20) - 1)) +
+				      3 * PAGE_SIZE);
+		PP_OPTS(pp_mem_source_opts, o, .kind = PP_MEM_USER,
+			.addr = base, .len = ulen);
+		shared = pp_mem_source_create(&o);
+		CHECK(shared != NULL);
+	}
+	run();
+	{
+		/* The threads built more than the first (partial) chunk. */
+		struct pp_region *r = _pp_source_zone(shared, 0)->regions;
+
+		CHECK(r->built_pfn - r->base_pfn > (1UL << MAX_PAGE_ORDER));
+	}
+	pp_thread_cache_drain();
+	st = t_stats(shared);
+	CHECK_EQ(st.managed_pages, ulen / PAGE_SIZE);
+	CHECK_EQ(st.free_pages, st.managed_pages);
+	CHECK_EQ(pp_mem_source_destroy(shared), 0);
+	CHECK_EQ(munmap(map, ulen + (8UL << 20)), 0);
 	return T_EXIT_PASS;
 }

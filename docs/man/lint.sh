@@ -162,9 +162,9 @@ done
 # the kernel vocabulary, described in pagepool(7)). Kernel style puts the
 # return type of a definition on its own line, so a "static" or "PP_API"
 # line without "(" means the name starts the next line.
-documented="ptr_ring.h fault.h version.h.in page.h dma.h opts.h
+documented="ptr_ring.h fault.h version.h.in page.h netmem.h dma.h opts.h
 	page_pool_types.h page_pool.h page_frag_cache.h"
-macro_documented="ptr_ring.h page.h dma.h opts.h page_pool_types.h
+macro_documented="ptr_ring.h page.h netmem.h dma.h opts.h page_pool_types.h
 	page_pool.h page_frag_cache.h"
 # Macros of those headers that are not API and have no page of their own,
 # besides the include guards (PAGEPOOL_*_H) and the local helpers a header

@@ -63,6 +63,16 @@ typedef unsigned int gfp_t;
 #define PP_API
 #endif
 
+/*
+ * Compile-time checks of public layouts. C++ has no _Static_assert; both
+ * languages spell the C23/C++11 form differently, so the headers use this.
+ */
+#ifdef __cplusplus
+#define PP_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define PP_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

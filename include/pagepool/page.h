@@ -47,8 +47,12 @@
  * when the source is exhausted or the system refuses memory. Functions
  * returning void (__free_pages(), put_page() on a free page) ignore bad input
  * and set errno to EINVAL; debug builds (without NDEBUG) also report misuse
- * on stderr. Nothing else is ever printed, except the hugepage diagnostics
- * documented at PP_MEM_HUGETLB, which __GFP_NOWARN / PP_MEM_F_NOWARN silence.
+ * on stderr. A block whose last reference is dropped while a page_pool
+ * still owns it (put_page() instead of page_pool_put_page()) is the
+ * kernel's "page_pool leak": it is reported on stderr in every build, with
+ * errno EINVAL, and never freed. Nothing else is ever printed, except the
+ * hugepage diagnostics documented at PP_MEM_HUGETLB, which __GFP_NOWARN /
+ * PP_MEM_F_NOWARN silence.
  *
  * Concurrency. Every function here may be called from any thread at any
  * time, except pp_mem_source_destroy(), which requires that no other thread
@@ -156,7 +160,11 @@ struct page {
 	union {
 		struct {
 			struct pp_list_head lru;
+#ifndef __cplusplus
 			unsigned long private;
+#else
+			unsigned long private_;	/* "private" in C */
+#endif
 		};
 		struct {
 			unsigned long pp_magic;
@@ -172,15 +180,19 @@ struct page {
 	int _refcount;
 	unsigned char _order;
 	unsigned char _pad[3];
+#ifndef __cplusplus
 	void *virtual;
+#else
+	void *virtual_;	/* "virtual" in C: same member, C++-legal name */
+#endif
 };
 
-_Static_assert(sizeof(struct page) <= 64,
+PP_STATIC_ASSERT(sizeof(struct page) <= 64,
 	       "struct page must stay within 64 bytes per 4 KiB page");
-_Static_assert(offsetof(struct page, pp_magic) ==
+PP_STATIC_ASSERT(offsetof(struct page, pp_magic) ==
 		       offsetof(struct page, lru.next),
 	       "pp_magic overlays lru.next, as in the kernel");
-_Static_assert(offsetof(struct page, compound_head) ==
+PP_STATIC_ASSERT(offsetof(struct page, compound_head) ==
 		       offsetof(struct page, lru.next),
 	       "compound_head overlays lru.next, as in the kernel");
 
@@ -226,7 +238,11 @@ compound_order(const struct page *page)
 static inline void *
 page_address(const struct page *page)
 {
+#ifndef __cplusplus
 	return page->virtual;
+#else
+	return page->virtual_;
+#endif
 }
 
 /**
@@ -400,9 +416,11 @@ PP_API unsigned long alloc_pages_bulk_src(struct pp_mem_source *src, int nid,
  * @page: head page of the block, or NULL (ignored).
  * @order: the order it was allocated with.
  *
- * A tail page, a wrong @order, a page not from this allocator's regions or
- * a page whose count is already zero is ignored with errno EINVAL (and
- * reported on stderr in debug builds).
+ * A tail page, a wrong @order, a page not from this allocator's regions
+ * (a page of a destroyed source among them: recognised by its address,
+ * without reading the freed descriptor) or a page whose count is already
+ * zero is ignored with errno EINVAL (and reported on stderr in debug
+ * builds).
  * Context: any thread holding the reference.
  */
 PP_API void __free_pages(struct page *page, unsigned int order);
@@ -417,6 +435,10 @@ PP_API void free_frozen_pages(struct page *page, unsigned int order);
 /**
  * put_page() - drop a reference to the block @page (head or tail) belongs
  * to, freeing it at zero. NULL is ignored.
+ *
+ * A block a page_pool still owns (signature set) is not freed at zero but
+ * reported and leaked, as the kernel's "page_pool leak" bad page; the same
+ * holds for __free_pages() and free_frozen_pages().
  * Context: any thread holding the reference.
  */
 PP_API void put_page(struct page *page);
@@ -427,10 +449,28 @@ PP_API void put_page(struct page *page);
  * Any address inside an allocator page works (not only page-aligned ones);
  * for an address inside a compound block it returns that page, the tail,
  * as in the kernel: compound_head() gives the block.
+ * A user region's descriptors are filled in on first use, 4 MiB of region
+ * at a time: for a page of a part never handed out the descriptor is still
+ * blank (page_address() NULL).
  * Context: any thread; O(1): two table loads and a bounds check.
  * Return: the page, or NULL if @addr is not in memory of any live source.
  */
 PP_API struct page *virt_to_page(const void *addr);
+
+/**
+ * virt_to_head_page() - the head page of the block containing @addr: the
+ * page whose descriptor page_pool and put_page() work with.
+ * Context: any thread.
+ * Return: the head page, or NULL where virt_to_page() returns NULL (the
+ * kernel's would crash there).
+ */
+static inline struct page *
+virt_to_head_page(const void *addr)
+{
+	struct page *page = virt_to_page(addr);
+
+	return page != NULL ? compound_head(page) : NULL;
+}
 
 /**
  * pp_thread_cache_drain() - return the calling thread's cached free pages
@@ -463,6 +503,11 @@ PP_API void pp_thread_cache_drain(void);
  *	same pages.
  * @PP_MEM_USER: the caller's region [@addr, @addr + @len), page-aligned. The
  *	source serves pages from inside it only, never grows, never unmaps it.
+ *	All of it must be mapped (EFAULT otherwise), whatever the protection:
+ *	a PROT_NONE reservation is accepted, the caller opens pages up before
+ *	using them or allocating with __GFP_ZERO. Descriptors are built 4 MiB
+ *	of region at a time on first use, so a region of any size registers
+ *	in milliseconds.
  *	Two user regions may not share a 2 MiB-aligned window of the address
  *	space (EBUSY); align large regions to 2 MiB or place them apart.
  */
@@ -513,8 +558,8 @@ struct pp_mem_source_opts {
  * this library knows is zero.
  * Context: any thread.
  * Return: the source; NULL with errno EINVAL (bad options, unknown kind or
- * flags, misaligned user region), EBUSY (user region overlaps another
- * source's), ENOMEM (no hugepages reserved, or no memory), or the errno
+ * flags, misaligned user region), EFAULT (part of a user region is not
+ * mapped), EBUSY (user region overlaps another source's), ENOMEM (no hugepages reserved, or no memory), or the errno
  * of a failed memfd_create().
  */
 PP_API struct pp_mem_source *
@@ -562,7 +607,8 @@ PP_API int pp_mem_source_page_offset(const struct pp_mem_source *src,
 /**
  * pp_page_source() - the source @page (any page of a block) came from.
  * Return: the source, or NULL with errno EINVAL if it is not an allocator
- * page.
+ * page of a live source (a page of a destroyed source is recognised by its
+ * address, without reading the freed descriptor).
  */
 PP_API struct pp_mem_source *pp_page_source(const struct page *page);
 

@@ -45,7 +45,9 @@
  * page does not fit. int functions return a non-negative value or -errno.
  * void functions ignore bad input and set errno to EINVAL (the kernel
  * WARNs). Nothing is printed, except the page allocator's debug-build
- * diagnostics on a double free.
+ * diagnostics on a double free, and, in PP_DEBUG builds (meson
+ * -Ddebug_checks=true), a refused second page_frag_free() of a fragment
+ * (page_frag_debug_errors()).
  *
  * Concurrency. A cache has one owner at a time: the page_frag_* calls on a
  * cache need no lock but must not run concurrently on the same cache (the
@@ -85,7 +87,7 @@ extern "C" {
 	(PAGE_SIZE < PAGE_FRAG_CACHE_MAX_SIZE ? 0xffUL : 0UL)
 #define PAGE_FRAG_CACHE_PFMEMALLOC_BIT	(PAGE_FRAG_CACHE_ORDER_MASK + 1)
 
-_Static_assert(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
+PP_STATIC_ASSERT(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
 	       "encoded_page flags must fit below page alignment");
 
 /**
@@ -140,8 +142,8 @@ PP_API void page_frag_cache_drain(struct page_frag_cache *nc);
 /**
  * __page_frag_cache_drain() - drop @count references to the block of
  * @page, freeing it if they were the last.
- * Context: any thread holding those references. NULL or @count 0: ignored,
- * errno EINVAL.
+ * Context: any thread holding those references. NULL, @count 0 or more
+ * than the block's reference count: ignored, errno EINVAL.
  */
 PP_API void __page_frag_cache_drain(struct page *page, unsigned int count);
 
@@ -185,11 +187,22 @@ page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp)
 
 /**
  * page_frag_free() - free the fragment containing @addr (any address
- * inside it).
+ * inside it), once.
  * Context: any thread. An address not from the page allocator is ignored
- * with errno EINVAL.
+ * with errno EINVAL. PP_DEBUG builds also refuse, report and count a second
+ * free of a fragment and a free of an address in no fragment; a reference
+ * dropped by page (put_page()) cannot say which fragment it frees and is
+ * not checked.
  */
 PP_API void page_frag_free(void *addr);
+
+/**
+ * page_frag_debug_errors() - fragment frees refused so far by the debug
+ * checks (PP_DEBUG builds: a second free of a fragment, a free of an
+ * address no fragment covers); always 0 in other builds.
+ * Context: any thread.
+ */
+PP_API uint64_t page_frag_debug_errors(void);
 
 /*
  * ---- pagepool extension: prepare / probe / commit / abort ---------------
@@ -294,7 +307,8 @@ PP_API int page_frag_alloc_abort(struct page_frag_cache *nc, void *va,
  *
  * Context: any thread owning the space (between prepare and commit).
  * Return: bytes copied (then commit them); -EINVAL for NULL arguments or a
- * negative @iovcnt, or a NULL iov_base with a non-zero length.
+ * negative @iovcnt, a NULL iov_base with a non-zero length, or a @pfrag
+ * whose offset + size runs past its block.
  */
 PP_API ssize_t page_frag_copy_to_va_nocache(const struct page_frag *pfrag,
 					    const struct iovec *iov,

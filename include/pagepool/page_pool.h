@@ -73,7 +73,8 @@ extern "C" {
  * allocation outside the owner thread, and a write to a page after it was
  * returned (recycled pages are poisoned and checked when handed out again).
  * Each error is reported on stderr with the page and the pool named and
- * counted (page_pool_debug_errors()). Puts of a foreign page, to the wrong
+ * counted (page_pool_debug_errors(); with no pool to count on, in
+ * page_pool_debug_errors(NULL)). Puts of a foreign page, to the wrong
  * pool, a second time, or directly into a destroyed pool are dropped; a
  * direct recycle outside the owner thread is reported and carried out.
  */
@@ -97,8 +98,10 @@ PP_API void __page_pool_debug_alloc(struct page_pool *pool, struct page *page);
 PP_API void __page_pool_debug_destroy(struct page_pool *pool);
 
 /**
- * page_pool_debug_errors() - misuse detected on @pool so far (always 0
- * unless built with PP_DEBUG).
+ * page_pool_debug_errors() - misuse detected on @pool so far; with a NULL
+ * @pool, the misuse that had no pool to count on (a put to a NULL pool, a
+ * foreign page in page_pool_put_page_bulk()). Always 0 unless built with
+ * PP_DEBUG.
  */
 PP_API uint64_t page_pool_debug_errors(const struct page_pool *pool);
 
@@ -149,7 +152,9 @@ napi_init_current(struct napi_struct *napi)
  * without a device or with a dma_dir other than DMA_FROM_DEVICE or
  * DMA_BIDIRECTIONAL; PP_FLAG_DMA_SYNC_DEV without PP_FLAG_DMA_MAP or with
  * max_len 0; order above MAX_PAGE_ORDER; a node that does not exist; a napi
- * with no owner. pool_size 0 means 1024; more than 16384 is clamped.
+ * with no owner. pagepool's own: an offset that leaves no room in the
+ * block (offset >= PAGE_SIZE << order), and offset + max_len past it with
+ * PP_FLAG_DMA_SYNC_DEV. pool_size 0 means 1024; more than 16384 is clamped.
  *
  * Context: any thread. The pool's allocation side then belongs to one
  * context at a time (the owner, if any).
@@ -181,12 +186,19 @@ PP_API void page_pool_destroy(struct page_pool *pool);
  */
 PP_API void page_pool_get(struct page_pool *pool);
 
+/* The XDP memory model's registration record (<pagepool/xdp.h>); the
+ * pool only receives a pointer to it. */
+struct xdp_mem_info;
+
 /**
  * page_pool_use_xdp_mem() - take a user reference for a memory model and
  * register @disconnect, called with the pool when it is finally freed.
+ * @mem: the memory model's registration, or NULL; the kernel's third
+ *	argument since 5.x, accepted and not read.
  */
 PP_API void page_pool_use_xdp_mem(struct page_pool *pool,
-				  void (*disconnect)(void *pool));
+				  void (*disconnect)(void *pool),
+				  const struct xdp_mem_info *mem);
 
 /**
  * page_pool_enable_direct_recycling() - let @napi's owner recycle directly.
@@ -228,6 +240,7 @@ page_pool_nid_changed(struct page_pool *pool, int new_nid)
  * the page allocator and return a page. Out of line; called by
  * page_pool_alloc_pages() when the cache is empty.
  * Context: the allocation context.
+ * Return: the page; NULL with errno ENOMEM, or EINVAL for a NULL @pool.
  */
 PP_API struct page *__page_pool_alloc_pages_slow(struct page_pool *pool,
 						 gfp_t gfp);
@@ -399,7 +412,8 @@ page_pool_unref_and_test(struct page *page)
  * __page_pool_put_page() - the recycle decision for a page whose last
  * fragment reference was dropped: sync for the device, the alloc cache
  * (@allow_direct), the ring, or release. Out of line; the inline puts
- * below take the common direct case themselves.
+ * below take the common direct case themselves. Like them it takes @pool
+ * and @page on trust (no checks on the ring path).
  * Context: any thread; @allow_direct only in the owner.
  */
 PP_API void __page_pool_put_page(struct page_pool *pool, struct page *page,
@@ -437,6 +451,7 @@ __page_pool_put_unrefed(struct page_pool *pool, struct page *page,
  * Out of line, as the kernel's exported function is: the inline puts below
  * run the same steps in the caller, and bench_page_pool_simple --outline
  * calls this one to cost a put the way the kernel's benchmark module does.
+ * Like them it takes @pool and @page on trust (debug builds check them).
  *
  * Context: any thread; @allow_direct true only in the owner. When
  * @allow_direct is false the pool checks whether the caller is its owner
@@ -488,7 +503,9 @@ page_pool_recycle_direct(struct page_pool *pool, struct page *page)
 
 /**
  * page_pool_free_va() - return the page containing @va (from
- * page_pool_alloc_va()).
+ * page_pool_alloc_va()). Out of line, so checked in every build: a NULL
+ * argument, or an address whose page is not a page of @pool, is ignored
+ * with errno EINVAL.
  */
 PP_API void page_pool_free_va(struct page_pool *pool, void *va,
 			      bool allow_direct);
@@ -501,7 +518,9 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
  *
  * Ring candidates of one pool are produced under a single producer-lock
  * section (the kernel's page_pool_put_netmem_bulk()); when the ring fills,
- * ring_full is counted once and the rest are released.
+ * ring_full is counted once and the rest are released. A page without the
+ * pool signature is skipped with errno EINVAL (and reported in debug
+ * builds), since its page->pp cannot be trusted.
  * Context: any thread.
  */
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
@@ -527,6 +546,8 @@ page_pool_get_dma_dir(const struct page_pool *pool)
 /**
  * page_pool_dma_sync_for_cpu() - make @size bytes at @offset (after the
  * pool's params.offset) visible to the CPU after the device wrote them.
+ * Nothing is synced, and errno is EINVAL, for a NULL argument, a page that
+ * is not @pool's, or a range running past the block.
  * Context: the holder of the page.
  */
 PP_API void page_pool_dma_sync_for_cpu(const struct page_pool *pool,
@@ -546,7 +567,7 @@ page_pool_id(const struct page_pool *pool)
 
 /**
  * page_pool_inflight() - pages handed out and not yet returned to the page
- * allocator (hold - release, wrap-safe).
+ * allocator (hold - release, wrap-safe); 0 for a NULL @pool.
  * Context: any thread; a snapshot.
  */
 PP_API int page_pool_inflight(const struct page_pool *pool);
@@ -581,6 +602,133 @@ PP_API uint8_t *page_pool_ethtool_stats_get_strings(uint8_t *data);
  */
 PP_API uint64_t *page_pool_ethtool_stats_get(uint64_t *data,
 					     const void *stats);
+
+/*
+ * ---- The netmem API (Linux >= 6.12) -------------------------------------
+ *
+ * The kernel's page_pool now speaks netmem_ref (<pagepool/netmem.h>) and
+ * keeps the struct page forms as wrappers. In pagepool a netmem_ref is a
+ * page pointer, so each netmem form is its page form: inline where the
+ * page form is inline here (pagepool inlines the allocation fast path the
+ * kernel keeps out of line), exported where the kernel exports it and
+ * pagepool's page form is out of line too.
+ */
+
+/**
+ * page_pool_page_is_pp() - does @page carry the page_pool signature, i.e.
+ * is it a page some pool owns (handed out or cached)? False for NULL.
+ */
+static inline bool
+page_pool_page_is_pp(const struct page *page)
+{
+	return page != NULL && (page->pp_magic & PP_MAGIC_MASK) == PP_SIGNATURE;
+}
+
+/** page_pool_alloc_netmems() - page_pool_alloc_pages() as a netmem_ref. */
+static inline netmem_ref
+page_pool_alloc_netmems(struct page_pool *pool, gfp_t gfp)
+{
+	return page_to_netmem(page_pool_alloc_pages(pool, gfp));
+}
+
+/** page_pool_dev_alloc_netmems() - page_pool_alloc_netmems(GFP_ATOMIC | __GFP_NOWARN). */
+static inline netmem_ref
+page_pool_dev_alloc_netmems(struct page_pool *pool)
+{
+	return page_pool_alloc_netmems(pool, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/**
+ * page_pool_alloc_frag_netmem() - page_pool_alloc_frag() as a netmem_ref.
+ * Return: the netmem, or 0 (errno as page_pool_alloc_frag()).
+ */
+PP_API netmem_ref page_pool_alloc_frag_netmem(struct page_pool *pool,
+					      unsigned int *offset,
+					      unsigned int size, gfp_t gfp);
+
+/** page_pool_fragment_netmem() - page_pool_fragment_page() of @netmem. */
+static inline void
+page_pool_fragment_netmem(netmem_ref netmem, long nr)
+{
+	page_pool_fragment_page(netmem_to_page(netmem), nr);
+}
+
+/** page_pool_unref_netmem() - page_pool_unref_page() of @netmem. */
+static inline long
+page_pool_unref_netmem(netmem_ref netmem, long nr)
+{
+	return page_pool_unref_page(netmem_to_page(netmem), nr);
+}
+
+/** page_pool_ref_netmem() - page_pool_ref_page() of @netmem. */
+static inline void
+page_pool_ref_netmem(netmem_ref netmem)
+{
+	page_pool_ref_page(netmem_to_page(netmem));
+}
+
+/** page_pool_put_unrefed_netmem() - page_pool_put_unrefed_page() of @netmem. */
+static inline void
+page_pool_put_unrefed_netmem(struct page_pool *pool, netmem_ref netmem,
+			     int dma_sync_size, bool allow_direct)
+{
+	page_pool_put_unrefed_page(pool, netmem_to_page(netmem), dma_sync_size,
+				   allow_direct);
+}
+
+/** page_pool_put_netmem() - page_pool_put_page() of @netmem. */
+static inline void
+page_pool_put_netmem(struct page_pool *pool, netmem_ref netmem,
+		     int dma_sync_size, bool allow_direct)
+{
+	page_pool_put_page(pool, netmem_to_page(netmem), dma_sync_size,
+			   allow_direct);
+}
+
+/** page_pool_put_full_netmem() - page_pool_put_full_page() of @netmem. */
+static inline void
+page_pool_put_full_netmem(struct page_pool *pool, netmem_ref netmem,
+			  bool allow_direct)
+{
+	page_pool_put_full_page(pool, netmem_to_page(netmem), allow_direct);
+}
+
+/**
+ * page_pool_recycle_direct_netmem() - page_pool_recycle_direct() of @netmem.
+ * Context: the owner only.
+ */
+static inline void
+page_pool_recycle_direct_netmem(struct page_pool *pool, netmem_ref netmem)
+{
+	page_pool_recycle_direct(pool, netmem_to_page(netmem));
+}
+
+/**
+ * page_pool_put_netmem_bulk() - page_pool_put_page_bulk() of @count
+ * netmems, possibly of different pools (the kernel's form since 6.14).
+ * @data: the netmems (overwritten)
+ */
+PP_API void page_pool_put_netmem_bulk(netmem_ref *data, uint32_t count);
+
+/** page_pool_get_dma_addr_netmem() - page_pool_get_dma_addr() of @netmem. */
+static inline dma_addr_t
+page_pool_get_dma_addr_netmem(netmem_ref netmem)
+{
+	return page_pool_get_dma_addr(netmem_to_page(netmem));
+}
+
+/**
+ * page_pool_dma_sync_netmem_for_cpu() - page_pool_dma_sync_for_cpu() of
+ * @netmem.
+ */
+static inline void
+page_pool_dma_sync_netmem_for_cpu(const struct page_pool *pool,
+				  netmem_ref netmem, uint32_t offset,
+				  uint32_t dma_sync_size)
+{
+	page_pool_dma_sync_for_cpu(pool, netmem_to_page(netmem), offset,
+				   dma_sync_size);
+}
 
 #ifdef __cplusplus
 }

@@ -14,11 +14,13 @@
 #define PAGEPOOL_PAGE_POOL_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <pagepool/kcompat.h>
 #include <pagepool/dma.h>
 #include <pagepool/page.h>
+#include <pagepool/netmem.h>
 #include <pagepool/ptr_ring.h>
 
 #ifdef __cplusplus
@@ -86,10 +88,46 @@ struct napi_struct {
 	unsigned long list_owner;
 };
 
+/*
+ * The parameters come in the kernel's two groups (its struct_group_tagged():
+ * a union of an anonymous struct, whose members are reached directly, and
+ * a tagged one with the same members, reached as a whole): params.order and
+ * params.fast.order are the same object, and the pool copies params.fast
+ * or compares params.slow as one struct. C++ cannot define a tagged struct
+ * inside an anonymous union, so both tagged structs are defined first, from
+ * the same member list as the anonymous ones, which keeps the two in step.
+ * The layout is that of the flat struct of pagepool 0.1.
+ */
+#define __PP_PARAMS_FAST_MEMBERS                                             \
+	unsigned int order;                                                  \
+	unsigned int pool_size;                                              \
+	int nid;                                                             \
+	struct device *dev;                                                  \
+	struct napi_struct *napi;                                            \
+	enum dma_data_direction dma_dir;                                     \
+	unsigned int max_len;                                                \
+	unsigned int offset;
+#define __PP_PARAMS_SLOW_MEMBERS                                             \
+	void *netdev;                                                        \
+	unsigned int queue_idx;                                              \
+	unsigned int flags;                                                  \
+	void (*init_callback)(netmem_ref netmem, void *arg);                 \
+	void *init_arg;
+
+/** struct page_pool_params_fast - the hot-path group of the parameters. */
+struct page_pool_params_fast {
+	__PP_PARAMS_FAST_MEMBERS
+};
+
+/** struct page_pool_params_slow - the set-up group of the parameters. */
+struct page_pool_params_slow {
+	__PP_PARAMS_SLOW_MEMBERS
+};
+
 /**
  * struct page_pool_params - what page_pool_create() needs.
  *
- * Fast group (copied into the pool and used on the hot path):
+ * Fast group (@fast; copied into the pool and used on the hot path):
  * @order: pages are 2^order contiguous PAGE_SIZE pages.
  * @pool_size: ptr_ring size; 0 means 1024, above 16384 is clamped.
  * @nid: NUMA node pages should come from; NUMA_NO_NODE: the allocating
@@ -98,41 +136,62 @@ struct napi_struct {
  * @napi: the owner allowed to recycle directly, or NULL.
  * @dma_dir: DMA direction of the mappings.
  * @max_len: bytes synced for the device (PP_FLAG_DMA_SYNC_DEV).
- * @offset: where in the page the device writes (the headroom).
+ * @offset: where in the page the device writes (the headroom); below the
+ *	block size.
  *
- * Slow group:
+ * Slow group (@slow):
  * @netdev: unused (kept for source compatibility).
  * @queue_idx: unused (kept for source compatibility).
  * @flags: PP_FLAG_*.
- * @init_callback: called once for every page entering the pool.
+ * @init_callback: called once for every page entering the pool, with the
+ *	page as a netmem_ref (the kernel's signature since 6.12;
+ *	netmem_to_page() gives the page).
  * @init_arg: its second argument.
- * @defer_ms: pagepool: deferred-release retry period (0: 1000 ms).
- * @defer_warn_ms: pagepool: "stalled pool shutdown" warning period
- *	(0: 60 s).
- * @dma_untracked: pagepool: behave as Linux before 6.16 and do not track
- *	DMA mappings, so destroy leaves in-flight pages mapped and their late
+ *
+ * pagepool's own, after the groups:
+ * @defer_ms: deferred-release retry period (0: 1000 ms).
+ * @defer_warn_ms: "stalled pool shutdown" warning period (0: 60 s).
+ * @dma_untracked: behave as Linux before 6.16 and do not track DMA
+ *	mappings, so destroy leaves in-flight pages mapped and their late
  *	unmap reaches a device that may be gone (the seed-003 crash). For
  *	tests and demonstrations only.
  */
 struct page_pool_params {
-	unsigned int order;
-	unsigned int pool_size;
-	int nid;
-	struct device *dev;
-	struct napi_struct *napi;
-	enum dma_data_direction dma_dir;
-	unsigned int max_len;
-	unsigned int offset;
-
-	void *netdev;
-	unsigned int queue_idx;
-	unsigned int flags;
-	void (*init_callback)(struct page *page, void *arg);
-	void *init_arg;
+	union {
+		struct {
+			__PP_PARAMS_FAST_MEMBERS
+		};
+		struct page_pool_params_fast fast;
+	};
+	union {
+		struct {
+			__PP_PARAMS_SLOW_MEMBERS
+		};
+		struct page_pool_params_slow slow;
+	};
 	unsigned int defer_ms;
 	unsigned int defer_warn_ms;
 	bool dma_untracked;
 };
+
+#undef __PP_PARAMS_FAST_MEMBERS
+#undef __PP_PARAMS_SLOW_MEMBERS
+
+/* The groups change nothing in the layout of pagepool 0.1's flat struct,
+ * which the inline fast paths and compiled programs read. */
+PP_STATIC_ASSERT(offsetof(struct page_pool_params, fast.order) ==
+			 offsetof(struct page_pool_params, order) &&
+		 offsetof(struct page_pool_params, slow.flags) ==
+			 offsetof(struct page_pool_params, flags),
+		 "the groups alias the flat members");
+#if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
+PP_STATIC_ASSERT(offsetof(struct page_pool_params, netdev) ==
+			 6 * sizeof(void *) &&
+		 offsetof(struct page_pool_params, defer_ms) ==
+			 10 * sizeof(void *) &&
+		 sizeof(struct page_pool_params) == 12 * sizeof(void *),
+		 "struct page_pool_params keeps the layout of pagepool 0.1");
+#endif
 
 /**
  * struct page_pool_alloc_stats - allocation-side counters (owner only).

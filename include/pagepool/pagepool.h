@@ -19,6 +19,7 @@
 #include <pagepool/dma.h>
 #include <pagepool/ptr_ring.h>
 #include <pagepool/page.h>
+#include <pagepool/netmem.h>
 #include <pagepool/page_pool.h>
 #include <pagepool/page_frag_cache.h>
 

@@ -106,12 +106,12 @@ struct ptr_ring {
 	void **queue;
 };
 
-_Static_assert(offsetof(struct ptr_ring, producer) % PP_CACHELINE_SIZE == 0,
+PP_STATIC_ASSERT(offsetof(struct ptr_ring, producer) % PP_CACHELINE_SIZE == 0,
 	       "producer group must start a cache line");
-_Static_assert(offsetof(struct ptr_ring, consumer_head) % PP_CACHELINE_SIZE ==
+PP_STATIC_ASSERT(offsetof(struct ptr_ring, consumer_head) % PP_CACHELINE_SIZE ==
 		       0,
 	       "consumer group must start a cache line");
-_Static_assert(offsetof(struct ptr_ring, size) % PP_CACHELINE_SIZE == 0,
+PP_STATIC_ASSERT(offsetof(struct ptr_ring, size) % PP_CACHELINE_SIZE == 0,
 	       "read-mostly group must start a cache line");
 
 /* Largest ring: indices are int and head - tail must not overflow. */
@@ -206,7 +206,8 @@ __ptr_ring_produce(struct ptr_ring *r, void *ptr)
 	/*
 	 * R1: pairs with acquire A1 in __ptr_ring_peek(): whoever sees the
 	 * pointer also sees everything written to the object before it was
-	 * produced (the kernel's smp_wmb() + WRITE_ONCE()).
+	 * produced (the kernel's smp_wmb() + WRITE_ONCE()). Needed: relaxed,
+	 * tests/genmc/ptr_ring_spsc.c finds a race on the payload.
 	 */
 	pp_store_release(&r->queue[producer], ptr);
 	if (PP_UNLIKELY(++producer >= r->size))
@@ -317,7 +318,8 @@ __ptr_ring_peek(struct ptr_ring *r)
 {
 	if (PP_UNLIKELY(r->size == 0))
 		return NULL;
-	/* A1: pairs with release R1 in __ptr_ring_produce(). */
+	/* A1: pairs with release R1 in __ptr_ring_produce(). Needed:
+	 * relaxed, tests/genmc/ptr_ring_spsc.c finds a payload race. */
 	return pp_load_acquire(&r->queue[r->consumer_head]);
 }
 

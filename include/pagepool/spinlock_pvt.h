@@ -35,7 +35,8 @@ pp_spin_lock_init(struct pp_spinlock *lock)
 static inline void
 pp_spin_lock(struct pp_spinlock *lock)
 {
-	/* A1: pairs with release R1 in pp_spin_unlock(). */
+	/* A1: pairs with release R1 in pp_spin_unlock(). Needed: relaxed,
+	 * tests/genmc/ptr_ring_mpsc.c finds a race on r->producer. */
 	while (pp_xchg_acquire(&lock->locked, 1) != 0) {
 		/* Wait read-only so the line is not bounced while held. */
 		while (pp_load_relaxed(&lock->locked) != 0)
@@ -46,7 +47,8 @@ pp_spin_lock(struct pp_spinlock *lock)
 static inline int
 pp_spin_trylock(struct pp_spinlock *lock)
 {
-	/* A1: pairs with release R1 in pp_spin_unlock(). */
+	/* A1: pairs with release R1 in pp_spin_unlock(). Needed: relaxed,
+	 * tests/genmc/spinlock.c finds a race in the critical section. */
 	return pp_load_relaxed(&lock->locked) == 0 &&
 	       pp_xchg_acquire(&lock->locked, 1) == 0;
 }
@@ -54,7 +56,8 @@ pp_spin_trylock(struct pp_spinlock *lock)
 static inline void
 pp_spin_unlock(struct pp_spinlock *lock)
 {
-	/* R1: pairs with acquire A1 in pp_spin_lock()/pp_spin_trylock(). */
+	/* R1: pairs with acquire A1 in pp_spin_lock()/pp_spin_trylock().
+	 * Needed: relaxed, tests/genmc/ptr_ring_mpsc.c finds a race. */
 	pp_store_release(&lock->locked, 0);
 }
 

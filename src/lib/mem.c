@@ -5,15 +5,21 @@
  * Bookkeeping allocations and the allocation fault injector. The injector
  * state is thread-local, so arming it in one test thread leaves every other
  * thread's allocations alone.
+ *
+ * Also the race tests' delay points (test_hooks.h), compiled in with
+ * -Dtest_hooks=true only. Their state is global: the thread to delay is
+ * one the test started, not the one arming the point.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pagepool/fault.h>
 
 #include "mem_priv.h"
+#include "test_hooks.h"
 
 static __thread long fault_after = -1;	/* < 0: disarmed */
 static __thread long fault_count;	/* < 0: fail forever */
@@ -89,3 +95,140 @@ _pp_free(void *ptr)
 {
 	free(ptr);
 }
+
+/* ---- Delay points (tests only) ---- */
+
+#if PP_TEST_HOOKS
+struct pp_test_delay {
+	unsigned int usec;	/* 0: disarmed */
+	unsigned int every;
+	unsigned long reached;	/* threads that reached the point */
+	unsigned long hits;	/* delays served (either kind of arming) */
+};
+
+static struct pp_test_delay test_delays[PP_TP_NR];
+/* Armed for the calling thread only: usec per point. */
+static __thread unsigned int self_delays[PP_TP_NR];
+static __thread bool self_armed;
+static bool global_armed;
+/* 1 if a point is armed for every thread, plus the threads with a point
+ * armed for themselves. */
+unsigned int _pp_test_delays_armed;
+
+/*
+ * Every access to the knobs and counters is relaxed: they are set before
+ * the threads that should see them start (pthread_create() orders them)
+ * or by the thread itself, and read after those threads were joined; they
+ * pair with nothing.
+ */
+
+static void
+sleep_us(unsigned int usec)
+{
+	struct timespec ts;
+
+	ts.tv_sec = usec / 1000000;
+	ts.tv_nsec = (long)(usec % 1000000) * 1000;
+	nanosleep(&ts, NULL);
+}
+
+void
+_pp_test_delay(unsigned int point)
+{
+	struct pp_test_delay *d = &test_delays[point];
+	unsigned int usec = self_delays[point], every;
+
+	if (usec != 0) {
+		__atomic_fetch_add(&d->hits, 1, __ATOMIC_RELAXED);
+		sleep_us(usec);
+		return;
+	}
+	usec = __atomic_load_n(&d->usec, __ATOMIC_RELAXED);
+	every = __atomic_load_n(&d->every, __ATOMIC_RELAXED);
+	if (usec == 0)
+		return;
+	if (__atomic_fetch_add(&d->reached, 1, __ATOMIC_RELAXED) % every != 0)
+		return;
+	__atomic_fetch_add(&d->hits, 1, __ATOMIC_RELAXED);
+	sleep_us(usec);
+}
+
+/* Count a change between "nothing armed" and "something armed". */
+static void
+armed_update(bool *was, bool now)
+{
+	if (now && !*was)
+		__atomic_fetch_add(&_pp_test_delays_armed, 1, __ATOMIC_RELAXED);
+	else if (!now && *was)
+		__atomic_fetch_sub(&_pp_test_delays_armed, 1, __ATOMIC_RELAXED);
+	*was = now;
+}
+
+int
+_pp_test_delay_set(unsigned int point, unsigned int usec, unsigned int every)
+{
+	struct pp_test_delay *d;
+	unsigned int i;
+	bool armed = false;
+
+	if (point >= PP_TP_NR || every == 0)
+		return -EINVAL;
+	d = &test_delays[point];
+	__atomic_store_n(&d->usec, usec, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->every, every, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->reached, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->hits, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < PP_TP_NR; i++)
+		armed |= __atomic_load_n(&test_delays[i].usec,
+					 __ATOMIC_RELAXED) != 0;
+	armed_update(&global_armed, armed);
+	return 0;
+}
+
+int
+_pp_test_delay_self(unsigned int point, unsigned int usec)
+{
+	unsigned int i;
+	bool armed = false;
+
+	if (point >= PP_TP_NR)
+		return -EINVAL;
+	self_delays[point] = usec;
+	for (i = 0; i < PP_TP_NR; i++)
+		armed |= self_delays[i] != 0;
+	armed_update(&self_armed, armed);
+	return 0;
+}
+
+unsigned long
+_pp_test_delay_hits(unsigned int point)
+{
+	if (point >= PP_TP_NR)
+		return 0;
+	return __atomic_load_n(&test_delays[point].hits, __ATOMIC_RELAXED);
+}
+#else
+int
+_pp_test_delay_set(unsigned int point, unsigned int usec, unsigned int every)
+{
+	(void)point;
+	(void)usec;
+	(void)every;
+	return -ENOSYS;
+}
+
+int
+_pp_test_delay_self(unsigned int point, unsigned int usec)
+{
+	(void)point;
+	(void)usec;
+	return -ENOSYS;
+}
+
+unsigned long
+_pp_test_delay_hits(unsigned int point)
+{
+	(void)point;
+	return 0;
+}
+#endif

@@ -20,10 +20,16 @@
 #include <stddef.h>
 
 /*
+ * The largest sz accepted: at most this many bytes of a caller's struct are
+ * ever read, whatever its sz claims. Documented in PP_OPTS(3).
+ */
+#define PP_OPTS_MAX_SZ 4096
+
+/*
  * _pp_opts_valid() - true if @opts (whose first member is a size_t sz) may be
  * used by a library that knows @known_sz bytes of it: sz covers at least
- * the sz field itself, and every byte in [known_sz, sz) is zero. NULL is
- * valid (all defaults).
+ * the sz field itself and at most PP_OPTS_MAX_SZ bytes, and every byte in
+ * [known_sz, sz) is zero. NULL is valid (all defaults).
  */
 bool _pp_opts_valid(const void *opts, size_t known_sz);
 

@@ -13,13 +13,24 @@
  * hugetlb and memfd memory. Regions are bound to their node with mbind()
  * before anything touches them, so first touch cannot place them elsewhere.
  *
- * The region table is what virt_to_page() reads without locks: a top array
- * of leaf pointers, each leaf an array of region pointers, one per 2 MiB
- * granule. Writers (region insert/remove) serialise on map_lock and publish
- * with release stores; readers use acquire loads. Leaves are never freed,
- * so a reader racing with an insert sees either NULL or a complete leaf.
- * Removing a region is only done when its source is destroyed, and the
- * destroy contract rules out readers of its addresses.
+ * Two address tables are read without locks: the region table, by the
+ * address of memory (virt_to_page()), and the descriptor table, by the
+ * address of a struct page (every function that takes a page validates it
+ * there before reading it). Each is a top array of leaf pointers, each leaf
+ * an array of region pointers, one per granule: 2 MiB of memory, or 64 KiB
+ * of descriptors (those of 4 MiB of memory). Writers (region
+ * insert/remove) serialise on map_lock and publish with release stores;
+ * readers use acquire loads. Leaves are never freed, so a reader racing
+ * with an insert sees either NULL or a complete leaf. Removing a region is
+ * only done when its source is destroyed, and the destroy contract rules
+ * out concurrent readers of its addresses; a page pointer kept past the
+ * destroy finds NULL in the descriptor table and is refused without its
+ * freed descriptor being read.
+ *
+ * Descriptor arrays start on a 64 KiB boundary, so no two arrays share a
+ * granule of the descriptor table: those of the regions we map are one
+ * granule from the heap, a user region's are mapped MAP_NORESERVE (see
+ * desc_alloc()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +52,7 @@
 #include <pagepool/page.h>
 
 #include "lib/mem_priv.h"
+#include "lib/opts_priv.h"
 #include "page_alloc_priv.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -48,112 +60,214 @@
 #endif
 #define PP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
 
-#define PP_MAP_LEAF_SIZE (1UL << PP_MAP_LEAF_BITS)
+_Static_assert(PP_DESC_SHIFT == 6 + MAX_PAGE_ORDER &&
+		       sizeof(struct page) == 64,
+	       "a descriptor granule holds one mapped region's descriptors");
 
-/* The region table; see the file comment. */
-static struct pp_region **region_map[1UL << PP_MAP_TOP_BITS];
+/*
+ * The two address tables; see the file comment. data_map is indexed by the
+ * address of the memory, desc_map by the address of the descriptors. The
+ * maps are constants, so the lookups compile to fixed shifts.
+ */
+struct pp_addr_map {
+	unsigned int shift;		/* log2 of the granule size */
+	unsigned int leaf_bits;		/* log2 of granules per leaf */
+	struct pp_region ***top;
+};
+
+static struct pp_region **data_top[1UL << PP_MAP_TOP_BITS];
+static struct pp_region **desc_top[1UL << PP_DESC_TOP_BITS];
+static const struct pp_addr_map data_map = {
+	PP_MAP_SHIFT, PP_MAP_LEAF_BITS, data_top
+};
+static const struct pp_addr_map desc_map = {
+	PP_DESC_SHIFT, PP_DESC_LEAF_BITS, desc_top
+};
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define LEAF_IDX(m, g)	((g) & ((1UL << (m)->leaf_bits) - 1))
 
 static struct pp_mem_source *default_src;
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * ---- Region table -------------------------------------------------------
+ * ---- Address tables -----------------------------------------------------
  */
 
-struct pp_region *
-_pp_region_of(const void *addr)
+/* The region whose granule holds @a in @m, or NULL. Lock-free. */
+static inline struct pp_region *
+addr_map_lookup(const struct pp_addr_map *m, uintptr_t a)
 {
-	uintptr_t a = (uintptr_t)addr;
-	unsigned long pfn = a >> PAGE_SHIFT;
 	struct pp_region **leaf;
-	struct pp_region *r;
 	uintptr_t g;
 
 	if (a >> PP_MAP_ADDR_BITS)
 		return NULL;
-	g = a >> PP_MAP_SHIFT;
-	/* A3: pairs with release R3 in map_insert(). */
-	leaf = pp_load_acquire(&region_map[g >> PP_MAP_LEAF_BITS]);
+	g = a >> m->shift;
+	/* A3: pairs with release R3 in map_prepare(). */
+	leaf = pp_load_acquire(&m->top[g >> m->leaf_bits]);
 	if (leaf == NULL)
 		return NULL;
-	/* A4: pairs with release R4 in map_insert(): the region's fields and
-	 * descriptors are initialised before it is published. */
-	r = pp_load_acquire(&leaf[g & (PP_MAP_LEAF_SIZE - 1)]);
+	/* A4: pairs with release R4 in map_set(): the region's fields
+	 * are initialised before it is published. */
+	return pp_load_acquire(&leaf[LEAF_IDX(m, g)]);
+}
+
+struct pp_region *
+_pp_region_of(const void *addr)
+{
+	unsigned long pfn = (uintptr_t)addr >> PAGE_SHIFT;
+	struct pp_region *r = addr_map_lookup(&data_map, (uintptr_t)addr);
+
 	if (r == NULL || pfn < r->base_pfn || pfn >= r->end_pfn)
 		return NULL;
 	return r;
 }
 
-static void
-granule_range(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
+/*
+ * Found by the descriptor's own address, so a pointer into the descriptors
+ * of a destroyed source (unmapped, or reused for anything else) is refused
+ * without being read: the table no longer names a region there.
+ */
+struct pp_region *
+_pp_page_region(const struct page *page)
 {
-	*first = (r->base_pfn << PAGE_SHIFT) >> PP_MAP_SHIFT;
-	*last = ((r->end_pfn << PAGE_SHIFT) - 1) >> PP_MAP_SHIFT;
+	uintptr_t a = (uintptr_t)page;
+	struct pp_region *r = addr_map_lookup(&desc_map, a);
+	uintptr_t off;
+
+	if (r == NULL)
+		return NULL;
+	off = a - (uintptr_t)r->pages;
+	if (off >= (r->end_pfn - r->base_pfn) * sizeof(struct page) ||
+	    off % sizeof(struct page) != 0)
+		return NULL;
+	return r;
+}
+
+/* Granules [*first, *last] of @m over [start, start + len) (len > 0). */
+static void
+granule_range(const struct pp_addr_map *m, uintptr_t start, size_t len,
+	      uintptr_t *first, uintptr_t *last)
+{
+	*first = start >> m->shift;
+	*last = (start + len - 1) >> m->shift;
+}
+
+static void
+data_granules(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
+{
+	granule_range(&data_map, r->base_pfn << PAGE_SHIFT,
+		      (r->end_pfn - r->base_pfn) << PAGE_SHIFT, first, last);
+}
+
+static void
+desc_granules(const struct pp_region *r, uintptr_t *first, uintptr_t *last)
+{
+	granule_range(&desc_map, (uintptr_t)r->pages,
+		      (r->end_pfn - r->base_pfn) * sizeof(struct page), first,
+		      last);
 }
 
 /*
- * Publish @r for every granule it touches. 0, or -EBUSY if a granule is
- * taken (two user regions in one 2 MiB window), -ENOMEM if a leaf cannot
- * be allocated; nothing is published on failure.
+ * Check granules [first, last] of @m are free, allocating missing leaves.
+ * 0, -EBUSY or -ENOMEM. Caller holds map_lock.
+ */
+static int
+map_prepare(const struct pp_addr_map *m, uintptr_t first, uintptr_t last)
+{
+	const size_t nr = 1UL << m->leaf_bits;
+	struct pp_region **leaf;
+	uintptr_t g;
+
+	for (g = first; g <= last; g++) {
+		leaf = m->top[g >> m->leaf_bits];
+		if (leaf == NULL) {
+			/* An array of region pointers: sizeof a pointer is
+			 * meant. */
+			leaf = _pp_zalloc_aligned(nr * sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
+						  PP_CACHELINE_SIZE);
+			if (leaf == NULL)
+				return -ENOMEM;
+			/* R3: pairs with acquire A3 in addr_map_lookup(). */
+			pp_store_release(&m->top[g >> m->leaf_bits], leaf);
+		}
+		if (leaf[LEAF_IDX(m, g)] != NULL)
+			return -EBUSY;
+	}
+	return 0;
+}
+
+/* Set granules [first, last] of @m to @r. Caller holds map_lock and has
+ * prepared them. */
+static void
+map_set(const struct pp_addr_map *m, uintptr_t first, uintptr_t last,
+	struct pp_region *r)
+{
+	struct pp_region **leaf;
+	uintptr_t g;
+
+	for (g = first; g <= last; g++) {
+		leaf = m->top[g >> m->leaf_bits];
+		/* R4: pairs with acquire A4 in addr_map_lookup(). */
+		pp_store_release(&leaf[LEAF_IDX(m, g)], r);
+	}
+}
+
+/*
+ * Publish @r in both tables, by its memory and by its descriptors. 0, or
+ * -EBUSY if a memory granule is taken (two user regions in one 2 MiB
+ * window), -ENOMEM if a leaf cannot be allocated; nothing is published on
+ * failure. Descriptor arrays start on a granule of their own (desc_alloc()),
+ * so theirs are never taken.
  * Context: any thread; takes map_lock.
  */
 static int
 map_insert(struct pp_region *r)
 {
-	struct pp_region **leaf;
-	uintptr_t first, last, g;
-	int ret = 0;
+	uintptr_t df, dl, mf, ml;
+	int ret;
 
-	granule_range(r, &first, &last);
+	data_granules(r, &mf, &ml);
+	desc_granules(r, &df, &dl);
 	pthread_mutex_lock(&map_lock);
-	/* Pass 1: check and allocate leaves, so pass 2 cannot fail. */
-	for (g = first; g <= last; g++) {
-		leaf = region_map[g >> PP_MAP_LEAF_BITS];
-		if (leaf == NULL) {
-			/* An array of region pointers: sizeof a pointer is
-			 * meant. */
-			leaf = _pp_zalloc_aligned(PP_MAP_LEAF_SIZE *
-							  sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
-						  PP_CACHELINE_SIZE);
-			if (leaf == NULL) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			/* R3: pairs with acquire A3 in _pp_region_of(). */
-			pp_store_release(&region_map[g >> PP_MAP_LEAF_BITS],
-					 leaf);
-		}
-		if (leaf[g & (PP_MAP_LEAF_SIZE - 1)] != NULL) {
-			ret = -EBUSY;
-			goto out;
-		}
+	/* Check and allocate leaves first, so publishing cannot fail. */
+	ret = map_prepare(&data_map, mf, ml);
+	if (ret == 0)
+		ret = map_prepare(&desc_map, df, dl);
+	if (ret == 0) {
+		map_set(&desc_map, df, dl, r);
+		map_set(&data_map, mf, ml, r);
 	}
-	for (g = first; g <= last; g++) {
-		leaf = region_map[g >> PP_MAP_LEAF_BITS];
-		/* R4: pairs with acquire A4 in _pp_region_of(). */
-		pp_store_release(&leaf[g & (PP_MAP_LEAF_SIZE - 1)], r);
-	}
-out:
 	pthread_mutex_unlock(&map_lock);
 	return ret;
+}
+
+static void
+map_clear(const struct pp_addr_map *m, uintptr_t first, uintptr_t last,
+	  const struct pp_region *r)
+{
+	struct pp_region **leaf;
+	uintptr_t g;
+
+	for (g = first; g <= last; g++) {
+		leaf = m->top[g >> m->leaf_bits];
+		if (leaf != NULL && leaf[LEAF_IDX(m, g)] == r)
+			pp_store_relaxed(&leaf[LEAF_IDX(m, g)], NULL);
+	}
 }
 
 /* Context: any thread; takes map_lock. No reader may look @r up anymore. */
 static void
 map_remove(struct pp_region *r)
 {
-	struct pp_region **leaf;
-	uintptr_t first, last, g;
+	uintptr_t first, last;
 
-	granule_range(r, &first, &last);
 	pthread_mutex_lock(&map_lock);
-	for (g = first; g <= last; g++) {
-		leaf = region_map[g >> PP_MAP_LEAF_BITS];
-		if (leaf != NULL && leaf[g & (PP_MAP_LEAF_SIZE - 1)] == r)
-			pp_store_relaxed(&leaf[g & (PP_MAP_LEAF_SIZE - 1)],
-					 NULL);
-	}
+	data_granules(r, &first, &last);
+	map_clear(&data_map, first, last, r);
+	desc_granules(r, &first, &last);
+	map_clear(&desc_map, first, last, r);
 	pthread_mutex_unlock(&map_lock);
 }
 
@@ -324,34 +438,124 @@ map_backing(struct pp_mem_source *src, int nid, uint64_t off)
 }
 
 /*
- * A region descriptor for [@addr, @addr + @len) with its page descriptors,
- * all on node @nid. Not yet published. NULL with errno ENOMEM.
+ * Zeroed memory for @npages descriptors, starting on a granule boundary of
+ * the descriptor table, so no two arrays share a granule. Up to a granule
+ * (the 4 MiB regions we map) comes from the heap, as any bookkeeping;
+ * larger arrays (user regions) are mapped without swap accounting, so only
+ * the descriptors built take memory. *@len: the bytes mapped, 0 for heap.
+ * NULL with errno on failure.
+ */
+static struct page *
+desc_alloc(size_t npages, size_t *len)
+{
+	const size_t align = 1UL << PP_DESC_SHIFT;
+	size_t size = npages * sizeof(struct page);
+	uintptr_t start, end, aligned;
+	void *res;
+
+	*len = 0;
+	if (size <= align)
+		return _pp_zalloc_aligned(size, align);
+	if (_pp_fault_should_fail()) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size = (size + PAGE_SIZE - 1) & PAGE_MASK;
+	res = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return NULL;
+	start = (uintptr_t)res;
+	end = start + size + align;
+	aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
+	if (aligned > start)
+		munmap(res, aligned - start);
+	if (end > aligned + size)
+		munmap((void *)(aligned + size), end - (aligned + size));
+	*len = size;
+	return (struct page *)aligned;
+}
+
+static void
+desc_free(struct page *pages, size_t len)
+{
+	if (len == 0)
+		_pp_free(pages);
+	else
+		munmap(pages, len);
+}
+
+/* Write the descriptors of pages [@from, @to) of @r. */
+static void
+region_build(struct pp_region *r, unsigned long from, unsigned long to)
+{
+	unsigned long flags = (unsigned long)r->zone->nid << PP_NODES_PGSHIFT;
+	unsigned long pfn;
+	struct page *page;
+
+	for (pfn = from; pfn < to; pfn++) {
+		page = &r->pages[pfn - r->base_pfn];
+		page->flags = flags;
+		page->virtual = (void *)(pfn << PAGE_SHIFT);
+	}
+}
+
+int
+_pp_region_build_chunk(struct pp_region *r, unsigned long *from,
+		       unsigned long *to)
+{
+	const unsigned long chunk = 1UL << MAX_PAGE_ORDER;
+	unsigned long end;
+
+	if (r->built_pfn >= r->end_pfn)
+		return -ENOMEM;
+	end = (r->built_pfn | (chunk - 1)) + 1;
+	if (end > r->end_pfn)
+		end = r->end_pfn;
+	region_build(r, r->built_pfn, end);
+	*from = r->built_pfn;
+	*to = end;
+	r->built_pfn = end;
+	return 0;
+}
+
+/*
+ * A region descriptor for [@addr, @addr + @len) of zone @z (whose node the
+ * descriptors name), its descriptors mapped and, with @build, built. Not
+ * yet published. NULL with errno ENOMEM.
  */
 static struct pp_region *
-region_new(struct pp_zone *z, void *addr, size_t len, int nid)
+region_new(struct pp_zone *z, void *addr, size_t len, int build)
 {
 	size_t npages = len >> PAGE_SHIFT;
-	size_t hdr = (sizeof(struct pp_region) + PP_CACHELINE_SIZE - 1) &
-		     ~(size_t)(PP_CACHELINE_SIZE - 1);
-	unsigned long flags = (unsigned long)nid << PP_NODES_PGSHIFT;
 	struct pp_region *r;
-	size_t i;
 
-	/* One allocation: the header, then the descriptors on their own
-	 * cache lines (64 bytes each, so one descriptor per line). */
-	r = _pp_zalloc_aligned(hdr + npages * sizeof(struct page),
-			       PP_CACHELINE_SIZE);
+	r = _pp_zalloc_aligned(sizeof(*r), PP_CACHELINE_SIZE);
 	if (r == NULL)
 		return NULL;
-	r->pages = (struct page *)((char *)r + hdr);
+	r->pages = desc_alloc(npages, &r->desc_len);
+	if (r->pages == NULL) {
+		_pp_free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
 	r->base_pfn = (uintptr_t)addr >> PAGE_SHIFT;
 	r->end_pfn = r->base_pfn + npages;
+	r->built_pfn = r->base_pfn;
 	r->zone = z;
-	for (i = 0; i < npages; i++) {
-		r->pages[i].flags = flags;
-		r->pages[i].virtual = (char *)addr + (i << PAGE_SHIFT);
+	if (build) {
+		region_build(r, r->base_pfn, r->end_pfn);
+		r->built_pfn = r->end_pfn;
 	}
 	return r;
+}
+
+/* Free an unpublished region descriptor (or one already removed). */
+static void
+region_discard(struct pp_region *r)
+{
+	desc_free(r->pages, r->desc_len);
+	_pp_free(r);
 }
 
 static void
@@ -360,7 +564,7 @@ region_free(struct pp_region *r)
 	map_remove(r);
 	if (r->map_addr != NULL)
 		munmap(r->map_addr, r->map_len);
-	_pp_free(r);
+	region_discard(r);
 }
 
 static void
@@ -422,7 +626,7 @@ _pp_region_grow(struct pp_zone *z, gfp_t gfp)
 			warn_hugetlb(src, gfp, err);
 		goto fail;
 	}
-	r = region_new(z, addr, PP_REGION_SIZE, z->nid);
+	r = region_new(z, addr, PP_REGION_SIZE, 1);
 	if (r == NULL) {
 		err = errno;
 		munmap(addr, PP_REGION_SIZE);
@@ -435,7 +639,7 @@ _pp_region_grow(struct pp_zone *z, gfp_t gfp)
 	if (err != 0) {
 		/* Our regions own whole granules, so only ENOMEM here. */
 		munmap(addr, PP_REGION_SIZE);
-		_pp_free(r);
+		region_discard(r);
 		goto fail;
 	}
 	return r;
@@ -526,17 +730,15 @@ static int
 opts_copy(const struct pp_mem_source_opts *opts,
 	  struct pp_mem_source_opts *out)
 {
-	size_t i, sz;
+	size_t sz;
 
 	memset(out, 0, sizeof(*out));
 	if (opts == NULL)
 		return 0;
-	sz = opts->sz;
-	if (sz < sizeof(size_t))
+	/* The shared check, which bounds sz before reading the tail. */
+	if (!PP_OPTS_VALID(opts))
 		return -EINVAL;
-	for (i = sizeof(*out); i < sz; i++)
-		if (((const unsigned char *)opts)[i] != 0)
-			return -EINVAL;
+	sz = opts->sz;
 	memcpy(out, opts, sz < sizeof(*out) ? sz : sizeof(*out));
 	return 0;
 }
@@ -573,7 +775,24 @@ opts_validate(const struct pp_mem_source_opts *o)
 	}
 }
 
-/* Build the single region of a user source and fill its zone. */
+/*
+ * Is all of [@addr, @addr + @len) mapped? A user region must be: the
+ * allocator hands out any page inside it. Mapped means a mapping exists,
+ * whatever its protection, so a PROT_NONE reservation the caller opens up
+ * later is accepted. msync(MS_ASYNC) walks the mappings over the range
+ * and fails with ENOMEM at the first hole; it has no other effect, touches
+ * no page and costs one step per mapping, not per page, so a region of any
+ * size is checked at once. 0 or -EFAULT.
+ */
+static int
+user_range_check(void *addr, size_t len)
+{
+	if (msync(addr, len, MS_ASYNC) != 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* Publish the single region of a user source and account it in its zone. */
 static int
 source_add_user_region(struct pp_mem_source *src)
 {
@@ -581,12 +800,15 @@ source_add_user_region(struct pp_mem_source *src)
 	struct pp_region *r;
 	int err;
 
-	r = region_new(z, src->user_addr, src->user_len, src->user_nid);
+	/* Descriptors are built chunk by chunk as the zone needs them, so a
+	 * region of any size registers at once (the zone's node is the
+	 * region's). */
+	r = region_new(z, src->user_addr, src->user_len, 0);
 	if (r == NULL)
 		return -errno;
 	err = map_insert(r);
 	if (err != 0) {
-		_pp_free(r);
+		region_discard(r);
 		return err;
 	}
 	pthread_mutex_lock(&z->grow_lock);
@@ -633,6 +855,8 @@ pp_mem_source_create(const struct pp_mem_source_opts *opts)
 	err = opts_copy(opts, &o);
 	if (err == 0)
 		err = opts_validate(&o);
+	if (err == 0 && o.kind == PP_MEM_USER)
+		err = user_range_check(o.addr, o.len);
 	if (err != 0) {
 		errno = -err;
 		return NULL;
@@ -750,21 +974,6 @@ pp_mem_source_fd(const struct pp_mem_source *src)
 	if (src == NULL || src->kind != PP_MEM_MEMFD)
 		return -EINVAL;
 	return src->fd;
-}
-
-struct pp_region *
-_pp_page_region(const struct page *page)
-{
-	struct pp_region *r;
-
-	if (page == NULL)
-		return NULL;
-	r = _pp_region_of(page->virtual);
-	if (r == NULL ||
-	    &r->pages[((uintptr_t)page->virtual >> PAGE_SHIFT) -
-		      r->base_pfn] != page)
-		return NULL;
-	return r;
 }
 
 int

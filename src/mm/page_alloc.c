@@ -42,6 +42,7 @@
 
 #include <pagepool/atomic_pvt.h>
 #include <pagepool/page.h>
+#include <pagepool/page_pool_types.h>
 
 #include "lib/mem_priv.h"
 #include "page_alloc_priv.h"
@@ -99,6 +100,35 @@ report_bad_page(const char *fn, const struct page *page, const char *why)
 	(void)why;
 #endif
 	errno = EINVAL;
+}
+
+/* Blocks leaked by free_page_is_bad(); read by _pp_bad_page_count(). */
+static unsigned long bad_pages;
+
+/*
+ * The kernel's free-time check of a block whose count reached zero, for
+ * the one bad state this allocator can see: a page_pool still owns it (its
+ * signature is set), so the pool counts it in flight and will hand it out
+ * or return it again. Freeing it would give it a second owner. As the
+ * kernel does with a "page_pool leak", report it (in every build: this is
+ * memory corruption averted, not a refused argument) and never free it;
+ * the block stays out of circulation and its source stays busy.
+ * One load on the freeing path; the report is the slow path.
+ */
+static int
+free_page_is_bad(const char *fn, struct page *page)
+{
+	if (PP_LIKELY((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE))
+		return 0;
+	/* Relaxed: a statistic read after the fact; it orders nothing and
+	 * pairs with nothing. */
+	pp_fetch_add_relaxed(&bad_pages, 1);
+	fprintf(stderr,
+		"pagepool: %s(%p): bad page state: page_pool leak "
+		"(still owned by pool %p); leaked, not freed\n",
+		fn, (const void *)page, (const void *)page->pp);
+	errno = EINVAL;
+	return 1;
 }
 
 /*
@@ -192,30 +222,69 @@ buddy_take(struct pp_zone *z, unsigned int order)
 	return page;
 }
 
+/*
+ * Put pages [@pfn, @end) of @r into the lists, cut into the largest
+ * naturally aligned blocks that fit; a region we mapped is exactly one
+ * block of MAX_PAGE_ORDER. The pages are already counted in free_pages.
+ * Caller holds z->lock.
+ */
+static void
+zone_insert_range(struct pp_zone *z, struct pp_region *r, unsigned long pfn,
+		  unsigned long end)
+{
+	unsigned int o;
+
+	while (pfn < end) {
+		o = MAX_PAGE_ORDER;
+		while (o > 0 && ((pfn & ((1UL << o) - 1)) != 0 ||
+				 pfn + (1UL << o) > end))
+			o--;
+		buddy_insert(z, &r->pages[pfn - r->base_pfn], o);
+		pfn += 1UL << o;
+	}
+}
+
 void
 _pp_zone_add_region(struct pp_zone *z, struct pp_region *r)
 {
-	unsigned long pfn = r->base_pfn;
-	unsigned int o;
-
 	/* Caller holds grow_lock, which guards the region list. */
 	r->next = z->regions;
 	z->regions = r;
 
 	pp_spin_lock(&z->lock);
-	/* Cut the region into the largest naturally aligned blocks that fit;
-	 * a region we mapped is exactly one block of MAX_PAGE_ORDER. */
-	while (pfn < r->end_pfn) {
-		o = MAX_PAGE_ORDER;
-		while (o > 0 && ((pfn & ((1UL << o) - 1)) != 0 ||
-				 pfn + (1UL << o) > r->end_pfn))
-			o--;
-		buddy_insert(z, &r->pages[pfn - r->base_pfn], o);
-		pfn += 1UL << o;
-	}
+	zone_insert_range(z, r, r->base_pfn, r->built_pfn);
 	z->managed_pages += r->end_pfn - r->base_pfn;
 	z->free_pages += r->end_pfn - r->base_pfn;
 	pp_spin_unlock(&z->lock);
+}
+
+/*
+ * Give @z more free blocks: the next chunk of a user region's descriptors,
+ * or else a new region. 0, or an errno value. Caller holds grow_lock.
+ */
+static int
+zone_grow_locked(struct pp_zone *z, gfp_t gfp)
+{
+	unsigned long from, to;
+	struct pp_region *r;
+
+	if (z->src->kind == PP_MEM_USER) {
+		/* A user zone has its one region from creation on. The
+		 * descriptors written here reach other threads through the
+		 * lists, under z->lock. */
+		r = z->regions;
+		if (_pp_region_build_chunk(r, &from, &to) != 0)
+			return ENOMEM;		/* fixed size: never grows */
+		pp_spin_lock(&z->lock);
+		zone_insert_range(z, r, from, to);
+		pp_spin_unlock(&z->lock);
+		return 0;
+	}
+	r = _pp_region_grow(z, gfp);
+	if (r == NULL)
+		return errno;
+	_pp_zone_add_region(z, r);
+	return 0;
 }
 
 /*
@@ -225,7 +294,6 @@ _pp_zone_add_region(struct pp_zone *z, struct pp_region *r)
 static int
 zone_grow(struct pp_zone *z, unsigned int order, gfp_t gfp)
 {
-	struct pp_region *r = NULL;
 	int have = 0, err = 0;
 	unsigned int o;
 
@@ -234,13 +302,8 @@ zone_grow(struct pp_zone *z, unsigned int order, gfp_t gfp)
 	for (o = order; o < NR_PAGE_ORDERS; o++)
 		have |= z->nr_free[o] != 0;
 	pp_spin_unlock(&z->lock);
-	if (!have) {
-		r = _pp_region_grow(z, gfp);
-		if (r != NULL)
-			_pp_zone_add_region(z, r);
-		else
-			err = errno;
-	}
+	if (!have)
+		err = zone_grow_locked(z, gfp);
 	pthread_mutex_unlock(&z->grow_lock);
 	if (err != 0) {
 		errno = err;
@@ -697,7 +760,8 @@ __free_pages(struct page *page, unsigned int order)
 		report_bad_page(__func__, page, "order is not the block's");
 		return;
 	}
-	if (put_page_testzero(page, __func__))
+	if (put_page_testzero(page, __func__) &&
+	    !free_page_is_bad(__func__, page))
 		free_the_page(r, page, order);
 }
 
@@ -717,6 +781,8 @@ free_frozen_pages(struct page *page, unsigned int order)
 				"order differs or count is not zero");
 		return;
 	}
+	if (free_page_is_bad(__func__, page))
+		return;
 	free_the_page(r, page, order);
 }
 
@@ -727,11 +793,21 @@ put_page(struct page *page)
 
 	if (page == NULL)
 		return;
-	page = compound_head(page);
-	r = check_head(__func__, page);
-	if (r == NULL)
+	/* Nothing of @page is read before it is known to be ours: it may
+	 * point into the freed descriptors of a destroyed source. */
+	r = _pp_page_region(page);
+	if (PP_UNLIKELY(r == NULL)) {
+		report_bad_page(__func__, page, "not a page of this allocator");
 		return;
-	if (put_page_testzero(page, __func__))
+	}
+	if (PageTail(page)) {
+		page = compound_head(page);
+		r = check_head(__func__, page);
+		if (r == NULL)
+			return;
+	}
+	if (put_page_testzero(page, __func__) &&
+	    !free_page_is_bad(__func__, page))
 		free_the_page(r, page, page->_order);
 }
 
@@ -748,6 +824,14 @@ virt_to_page(const void *addr)
 /*
  * ---- Introspection ------------------------------------------------------
  */
+
+unsigned long
+_pp_bad_page_count(void)
+{
+	/* Relaxed: pairs with nothing, as the increment in
+	 * free_page_is_bad(); a test reads it after the frees it counts. */
+	return pp_load_relaxed(&bad_pages);
+}
 
 unsigned long
 _pp_zone_pages_in_use(struct pp_zone *z)

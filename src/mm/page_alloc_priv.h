@@ -11,7 +11,9 @@
  * Each region has its own descriptor array, so page i of a region is at
  * base + i * PAGE_SIZE and its descriptor at pages[i]. A two-level table
  * indexed by address (2 MiB granules, as a page table would) finds the
- * region of any address, which is what makes virt_to_page() O(1).
+ * region of any address, which is what makes virt_to_page() O(1); a second
+ * one indexed by the address of the descriptors validates a struct page
+ * pointer before anything reads it.
  *
  * Buddies are found by page frame number (address >> PAGE_SHIFT), so a block
  * of order k is always aligned to 2^k pages in the address space, even in a
@@ -38,6 +40,15 @@
 #define PP_MAP_TOP_BITS \
 	(PP_MAP_ADDR_BITS - PP_MAP_SHIFT - PP_MAP_LEAF_BITS)
 
+/*
+ * Descriptor table: granules of one region's descriptors (64 KiB for the
+ * 4 MiB we map), 2^16 per leaf (512 KiB, covering 4 GiB of descriptors).
+ */
+#define PP_DESC_SHIFT		16
+#define PP_DESC_LEAF_BITS	16
+#define PP_DESC_TOP_BITS \
+	(PP_MAP_ADDR_BITS - PP_DESC_SHIFT - PP_DESC_LEAF_BITS)
+
 /* page->flags bits (low 16); the node is in the top 16 (PP_NODES_PGSHIFT). */
 #define PP_PG_BUDDY		(1UL << 0)	/* head of a free buddy block */
 
@@ -48,12 +59,24 @@ struct pp_zone;
 
 /*
  * struct pp_region - one run of pages and their descriptors. Immutable once
- * published in the region table, except @next (under the zone's grow_lock).
+ * published in the region table, except @next and @built_pfn (under the
+ * zone's grow_lock).
+ *
+ * Descriptors are built (flags, virtual) per chunk, the pages of one
+ * MAX_PAGE_ORDER-aligned window of frame numbers, when the zone first
+ * needs the chunk: a region we map is one chunk, built at once; a user
+ * region of any size registers without touching its descriptors, which
+ * are zero until built (mapped MAP_NORESERVE when larger than a chunk's). Pages below
+ * @built_pfn are in the buddy system; the rest are counted free but in no
+ * list. Buddies of order < MAX_PAGE_ORDER lie in one window, so merging
+ * never reads a descriptor of an unbuilt chunk.
  */
 struct pp_region {
 	unsigned long base_pfn;
 	unsigned long end_pfn;		/* exclusive */
+	unsigned long built_pfn;	/* chunks below are built */
 	struct page *pages;
+	size_t desc_len;		/* bytes mapped; 0: from the heap */
 	struct pp_zone *zone;
 	struct pp_region *next;
 	void *map_addr;			/* what we munmap(); NULL: not ours */
@@ -108,8 +131,9 @@ struct pp_mem_source {
 /* Region containing @addr, or NULL. Context: any thread, lock-free. */
 struct pp_region *_pp_region_of(const void *addr);
 
-/* Region whose descriptor @page is (validates @page), or NULL.
- * Context: any thread, lock-free. */
+/* Region whose descriptor @page is, or NULL: validates @page by its
+ * address alone, without reading it, so a pointer into the descriptors of
+ * a destroyed source is refused. Context: any thread, lock-free. */
 struct pp_region *_pp_page_region(const struct page *page);
 
 /*
@@ -127,9 +151,17 @@ int _pp_numa_nr_nodes(void);
 /* The calling thread's NUMA node (0 without libnuma). */
 int _pp_numa_node_local(void);
 
+/*
+ * Build the descriptors of @r's next chunk: [*@from, *@to). Caller holds
+ * r->zone->grow_lock. 0, or -ENOMEM when every chunk is built.
+ */
+int _pp_region_build_chunk(struct pp_region *r, unsigned long *from,
+			   unsigned long *to);
+
 /* ---- page_alloc.c ---- */
 
-/* Put every page of a freshly published region into @z's free lists. */
+/* Count a freshly published region's pages in @z and put its built chunks
+ * into the free lists. Caller holds z->grow_lock. */
 void _pp_zone_add_region(struct pp_zone *z, struct pp_region *r);
 
 /* Drain the calling thread's cached pages of @src's zones. */
@@ -153,6 +185,10 @@ struct _pp_zone_stats {
  * node. */
 int _pp_zone_stats(struct pp_mem_source *src, int nid,
 		   struct _pp_zone_stats *st);
+
+/* Blocks leaked on purpose because their last reference was dropped while
+ * a page_pool still owned them ("page_pool leak"). Context: any thread. */
+unsigned long _pp_bad_page_count(void);
 
 /* Pages in the calling thread's cache for @src's zone on @nid. */
 unsigned long _pp_thread_cache_count(struct pp_mem_source *src, int nid);

@@ -31,6 +31,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -41,6 +43,11 @@
 #include <pagepool/page_frag_cache.h>
 
 #define PFC_BIAS_FULL	((uint32_t)PAGE_FRAG_CACHE_MAX_SIZE + 1)
+
+/* As in pagepool/page_pool.h: 1 with meson -Ddebug_checks=true. */
+#ifndef PP_DEBUG
+#define PP_DEBUG 0
+#endif
 
 _Static_assert(PAGE_FRAG_CACHE_MAX_ORDER <= PAGE_FRAG_CACHE_ORDER_MASK ||
 		       PAGE_FRAG_CACHE_ORDER_MASK == 0,
@@ -92,6 +99,222 @@ align_mask_ok(unsigned int mask)
 }
 
 /*
+ * ---- Debug builds: which fragments are live ---------------------------------
+ *
+ * A block's reference count says how many fragments are out, not which, so
+ * a second page_frag_free() of one fragment silently takes the reference of
+ * a live sibling, and the block is freed (or reused in place by the cache)
+ * under it. PP_DEBUG builds keep, per block a cache opened, a record of
+ * where each fragment starts and whether it is still out; a free is matched
+ * to the fragment starting at or before its address, and refused if that
+ * one is already back or the address lies past the last fragment's end.
+ * The record is keyed by the block's address and dropped when the block
+ * goes back to the page allocator through this file; a cache reopening the
+ * block starts a fresh one. One mutex covers all records: debug builds
+ * trade speed for the check. The functions exist in every build; only
+ * PP_DEBUG code calls them.
+ *
+ * What a record cannot see: references dropped by page (put_page(),
+ * __page_frag_cache_drain()), which do not say which fragment they free,
+ * and a free after the block was reused, when a new fragment may start at
+ * the same address.
+ */
+
+#define DBG_BITS	((size_t)PAGE_FRAG_CACHE_MAX_SIZE)
+#define DBG_WORDS	((DBG_BITS + 63) / 64)
+#define DBG_BUCKETS	256
+
+struct frag_dbg {
+	struct frag_dbg *next;		/* hash chain */
+	const char *va;			/* the block */
+	uint32_t end;			/* end of the last fragment */
+	uint64_t start[DBG_WORDS];	/* a fragment starts at this offset */
+	uint64_t live[DBG_WORDS];	/* ... and has not come back */
+};
+
+static pthread_mutex_t dbg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct frag_dbg *dbg_hash[DBG_BUCKETS];
+static uint64_t dbg_errors;
+
+static struct frag_dbg **
+dbg_slot(const void *va)
+{
+	struct frag_dbg **pp;
+
+	pp = &dbg_hash[((uintptr_t)va >> PAGE_SHIFT) % DBG_BUCKETS];
+	while (*pp != NULL && (*pp)->va != va)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* A cache (re)opened the block at @va: no fragment of it is out. */
+static void
+dbg_open(const void *va)
+{
+	struct frag_dbg **pp, *d;
+
+	pthread_mutex_lock(&dbg_lock);
+	pp = dbg_slot(va);
+	d = *pp;
+	if (d == NULL) {
+		/* Not the library's allocator: a debug record must not
+		 * change what fault injection counts. Without memory the
+		 * block goes unwatched. */
+		d = calloc(1, sizeof(*d));
+		if (d != NULL) {
+			d->va = va;
+			*pp = d;
+		}
+	} else {
+		memset(d->start, 0, sizeof(d->start));
+		memset(d->live, 0, sizeof(d->live));
+		d->end = 0;
+	}
+	pthread_mutex_unlock(&dbg_lock);
+}
+
+/* The block at @va went back to the page allocator. Called with the lock. */
+static void
+dbg_close_locked(const void *va)
+{
+	struct frag_dbg **pp = dbg_slot(va), *d = *pp;
+
+	if (d != NULL) {
+		*pp = d->next;
+		free(d);
+	}
+}
+
+/*
+ * The fragment [off, off + size) of the block at @va is handed out (@ref:
+ * with its own reference) or, without one, extends the fragment before it.
+ */
+static void
+dbg_alloc(const void *va, uint32_t off, uint32_t size, bool ref)
+{
+	struct frag_dbg *d;
+
+	pthread_mutex_lock(&dbg_lock);
+	d = *dbg_slot(va);
+	if (d != NULL && off < DBG_BITS) {
+		if (ref) {
+			d->start[off / 64] |= 1ULL << (off % 64);
+			d->live[off / 64] |= 1ULL << (off % 64);
+		}
+		if (off + size > d->end)
+			d->end = off + size;
+	}
+	pthread_mutex_unlock(&dbg_lock);
+}
+
+/* page_frag_alloc_abort() took back the fragment at @off. */
+static void
+dbg_abort(const void *va, uint32_t off)
+{
+	struct frag_dbg *d;
+
+	pthread_mutex_lock(&dbg_lock);
+	d = *dbg_slot(va);
+	if (d != NULL && off < DBG_BITS) {
+		d->start[off / 64] &= ~(1ULL << (off % 64));
+		d->live[off / 64] &= ~(1ULL << (off % 64));
+		d->end = off;
+	}
+	pthread_mutex_unlock(&dbg_lock);
+}
+
+/* The start of the fragment holding @off: the last start at or below it,
+ * or -1. */
+static long
+dbg_start_of(const struct frag_dbg *d, uint32_t off)
+{
+	long w = off / 64;
+	uint64_t bits = d->start[w] & (~0ULL >> (63 - off % 64));
+
+	for (;;) {
+		if (bits != 0)
+			return w * 64 + 63 - __builtin_clzll(bits);
+		if (--w < 0)
+			return -1;
+		bits = d->start[w];
+	}
+}
+
+static void
+dbg_report(const void *addr, const char *what)
+{
+	pp_fetch_add_relaxed(&dbg_errors, 1);
+	fprintf(stderr, "page_frag: %s: address %p\n", what, addr);
+}
+
+/*
+ * page_frag_free() in debug builds: drop @addr's fragment from its block's
+ * record and the block's reference, or refuse. Record and count change
+ * under one lock hold, so a block freed here cannot be reopened by a cache
+ * before its record is gone.
+ */
+static void
+dbg_free(void *addr, struct page *head)
+{
+	const char *va = page_address(head);
+	struct frag_dbg *d;
+	bool last = false;
+	long s;
+
+	pthread_mutex_lock(&dbg_lock);
+	d = *dbg_slot(va);
+	if (d != NULL) {
+		uint32_t off = (uint32_t)((const char *)addr - va);
+
+		s = off < d->end ? dbg_start_of(d, off) : -1;
+		if (s < 0) {
+			pthread_mutex_unlock(&dbg_lock);
+			dbg_report(addr, "free of an address in no fragment");
+			errno = EINVAL;
+			return;
+		}
+		if (!(d->live[s / 64] & (1ULL << (s % 64)))) {
+			pthread_mutex_unlock(&dbg_lock);
+			dbg_report(addr, "double free of a fragment");
+			errno = EINVAL;
+			return;
+		}
+		d->live[s / 64] &= ~(1ULL << (s % 64));
+		/* R2/A2, as put_page(). */
+		last = page_ref_sub_and_test(head, 1);
+		if (last)
+			dbg_close_locked(va);
+	}
+	pthread_mutex_unlock(&dbg_lock);
+	if (d == NULL)
+		put_page(head);		/* not a cache's block, or unwatched */
+	else if (last)
+		free_frozen_pages(head, compound_order(head));
+}
+
+/* A block about to lose @count references by page: drop its record if they
+ * are the last. True if the caller must free it. */
+static bool
+dbg_drain(struct page *head, unsigned int count)
+{
+	bool last;
+
+	pthread_mutex_lock(&dbg_lock);
+	/* R2/A2: as in frag_cache_renew(). */
+	last = page_ref_sub_and_test(head, (int)count);
+	if (last)
+		dbg_close_locked(page_address(head));
+	pthread_mutex_unlock(&dbg_lock);
+	return last;
+}
+
+uint64_t
+page_frag_debug_errors(void)
+{
+	return pp_load_relaxed(&dbg_errors);
+}
+
+/*
  * ---- Core -----------------------------------------------------------------
  */
 
@@ -126,6 +349,8 @@ frag_cache_refill(struct page_frag_cache *nc, gfp_t gfp)
 	page_ref_add(page, (int)PAGE_FRAG_CACHE_MAX_SIZE);
 	nc->pagecnt_bias = PFC_BIAS_FULL;
 	nc->offset = 0;
+	if (PP_DEBUG)
+		dbg_open(page_address(page));
 	return true;
 }
 
@@ -140,6 +365,7 @@ frag_cache_renew(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp)
 {
 	unsigned long enc = nc->encoded_page;
 	struct page *page;
+	bool last;
 
 	/* Refused without dropping the block (see the file comment). */
 	if (fragsz > PAGE_SIZE) {
@@ -153,7 +379,9 @@ frag_cache_renew(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp)
 	 * the acquire half pairs with the releases of page_frag_free() on
 	 * other threads, so when we see zero their writes precede our reuse.
 	 */
-	if (!page_ref_sub_and_test(page, (int)nc->pagecnt_bias))
+	last = PP_DEBUG ? dbg_drain(page, nc->pagecnt_bias)
+			: page_ref_sub_and_test(page, (int)nc->pagecnt_bias);
+	if (!last)
 		goto refill;
 	if (PP_UNLIKELY(encoded_pfmemalloc(enc))) {
 		/* Reserves go back at once, never reused for normal data. */
@@ -164,6 +392,8 @@ frag_cache_renew(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp)
 	set_page_count(page, (int)PFC_BIAS_FULL);
 	nc->pagecnt_bias = PFC_BIAS_FULL;
 	nc->offset = 0;
+	if (PP_DEBUG)
+		dbg_open(encoded_va(enc));
 	return encoded_va(enc);
 
 refill:
@@ -235,6 +465,8 @@ __page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
 		return NULL;
 	nc->pagecnt_bias--;
 	nc->offset = off + fragsz;
+	if (PP_DEBUG)
+		dbg_alloc(va, off, fragsz, true);
 	return va + off;
 }
 
@@ -245,6 +477,10 @@ page_frag_free(void *addr)
 
 	if (PP_UNLIKELY(page == NULL)) {
 		errno = EINVAL;
+		return;
+	}
+	if (PP_DEBUG) {
+		dbg_free(addr, compound_head(page));
 		return;
 	}
 	/* put_page() is the kernel's put_page_testzero() + free_frozen_pages()
@@ -279,8 +515,15 @@ __page_frag_cache_drain(struct page *page, unsigned int count)
 		return;
 	}
 	page = compound_head(page);
+	/* The caller holds @count references, which no one else can drop:
+	 * fewer in the count means a wrong @count, never a race. */
+	if (PP_UNLIKELY(page_ref_count(page) < (int)count)) {
+		errno = EINVAL;
+		return;
+	}
 	/* R2/A2: as in frag_cache_renew(). */
-	if (page_ref_sub_and_test(page, (int)count))
+	if (PP_DEBUG ? dbg_drain(page, count)
+		     : page_ref_sub_and_test(page, (int)count))
 		free_frozen_pages(page, compound_order(page));
 }
 
@@ -389,6 +632,9 @@ page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pfrag,
 	old = nc->offset;
 	nc->pagecnt_bias--;
 	nc->offset = pfrag->offset + used_sz;
+	if (PP_DEBUG)
+		dbg_alloc(encoded_va(nc->encoded_page), pfrag->offset, used_sz,
+			  true);
 	return (int)(nc->offset - old);
 }
 
@@ -406,6 +652,9 @@ page_frag_commit_noref(struct page_frag_cache *nc,
 		return -EINVAL;
 	old = nc->offset;
 	nc->offset = pfrag->offset + used_sz;
+	if (PP_DEBUG)
+		dbg_alloc(encoded_va(nc->encoded_page), pfrag->offset, used_sz,
+			  false);
 	return (int)(nc->offset - old);
 }
 
@@ -427,6 +676,8 @@ page_frag_alloc_abort(struct page_frag_cache *nc, void *va,
 		return -EINVAL;
 	nc->pagecnt_bias++;
 	nc->offset -= fragsz;
+	if (PP_DEBUG)
+		dbg_abort(base, nc->offset);
 	return 0;
 }
 
@@ -477,11 +728,21 @@ page_frag_copy_to_va_nocache(const struct page_frag *pfrag,
 			     const struct iovec *iov, int iovcnt, size_t skip)
 {
 	size_t room, done = 0, n;
+	struct page *head;
 	char *dst;
 	int i;
 
 	if (pfrag == NULL || pfrag->page == NULL || iovcnt < 0 ||
 	    (iov == NULL && iovcnt > 0))
+		return -EINVAL;
+	/* The space must lie in its block: pfrag is the caller's to fill,
+	 * and a wrong size would have us write past the block. (@page is
+	 * the head by contract; a tail is measured from the head too.) */
+	head = compound_head(pfrag->page);
+	if ((size_t)((char *)page_address(pfrag->page) -
+		     (char *)page_address(head)) +
+		    pfrag->offset + pfrag->size >
+	    (PAGE_SIZE << compound_order(head)))
 		return -EINVAL;
 	for (i = 0; i < iovcnt; i++)
 		if (iov[i].iov_base == NULL && iov[i].iov_len != 0)

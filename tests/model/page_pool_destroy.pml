@@ -29,6 +29,14 @@
  *              release-count increment
  *   OWNER_RACE 1 = destroy does not wait for the owner to stop (breaks
  *              the API contract; with OWNER=1)
+ *   DMA        1 = a PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV pool with DMA
+ *              tracking (src/net/core/page_pool_dma.c): every page has a
+ *              tracking slot, a release unmaps it, a ring put syncs it,
+ *              the destroy scrub unmaps what is still tracked, and the
+ *              driver unbinds the device as soon as destroy returns
+ *   DMA_WAIT   with DMA: 1 = releasers count themselves as users of the
+ *              device and the scrub waits for them (the fix of issue 8,
+ *              section 1); 0 = only syncs are counted (before the fix)
  *
  * Properties:
  *   1. no thread accesses pool memory after the pool is freed: every
@@ -42,7 +50,11 @@
  *      (the pool would never be freed) trips assert(inflight == 0); the
  *      freeing thread finally checks the ghost counts. Every run of the
  *      model is finite (see the retry below), so this safety search also
- *      shows that the pool is always eventually freed.
+ *      shows that the pool is always eventually freed;
+ *   3. with DMA: no DMA op (sync or unmap) runs once the device is gone
+ *      (after destroy returned), no mapping is live when it goes, a sync
+ *      or unmap only ever finds its page mapped, and every page is
+ *      unmapped exactly once.
  *
  * Abstractions:
  *   - sequential consistency, one shared access per step (accesses of
@@ -89,6 +101,12 @@
 #ifndef OWNER_RACE
 #define OWNER_RACE 0
 #endif
+#ifndef DMA
+#define DMA 0
+#endif
+#ifndef DMA_WAIT
+#define DMA_WAIT 1
+#endif
 
 #if NRET < 0 || NRET > 3
 #error "NRET must be 0..3"
@@ -107,6 +125,9 @@
 #endif
 #if OWNER_RACE && !OWNER
 #error "OWNER_RACE needs OWNER=1"
+#endif
+#if DMA < 0 || DMA > 1
+#error "DMA must be 0 or 1"
 #endif
 
 /* Pages: returner i has page i; the bulk returner pages NRET, NRET + 1;
@@ -144,6 +165,16 @@ bool owner_stopped = true;
 byte released[NPAGES];	/* times each page went through _pp_return_page() */
 byte ndone;		/* threads finished, besides the freeing one */
 
+#if DMA
+/* ---- DMA tracking (struct pp_dma_track, freed with the pool) ---- */
+bool slot[NPAGES];	/* the page's slot holds its mapping */
+byte users;		/* non-owner DMA ops in progress (dev_enter()) */
+bool revoked;		/* set by the scrub */
+/* ---- The device (not pool memory) and ghosts ---- */
+bool dev_alive = true;	/* bound; the driver unbinds once destroy returned */
+bool mapped[NPAGES];	/* ghost: the device holds the page's mapping */
+#endif
+
 /* One access to pool memory. */
 #define ACCESS()	assert(alive)
 
@@ -161,10 +192,94 @@ inline spin_unlock()
 	d_step { ACCESS(); plock = false }
 }
 
+#if DMA
+/* A DMA op of the device on page pg: the device must still exist, and
+ * the page be mapped. */
+#define DEV_OP(pg)	assert(dev_alive && mapped[pg])
+
+/* track_take(): the cmpxchg of the page's slot to NULL. */
+#define track_take(pg)	took = slot[pg]; slot[pg] = false
+
+/*
+ * _pp_dma_unmap(pool, page), any thread releasing a page.
+ *
+ * DMA_WAIT=1: dev_enter()'s increment (S1) is a step of its own, since the
+ * scrub's revoke and wait (S2, S3) may come between it and the read of
+ * revoked. The read and the slot take are one step: nothing between them
+ * can matter, as the scrub is kept waiting and the slot is this thread's
+ * or the scrub's. The unmap and dev_exit()'s decrement (R8) are one step
+ * for the same reason: the scrub, and so destroy's return, wait for the
+ * decrement. rv: counted in.
+ *
+ * DMA_WAIT=0: take the slot, then unmap: the step between is the bug.
+ */
+inline dma_unmap(pg)
+{
+#if DMA_WAIT
+	d_step { ACCESS(); users++ };
+	d_step {
+		ACCESS();
+		if
+		:: revoked -> users--	/* the scrub unmaps the page */
+		:: else -> track_take(pg); rv = true
+		fi
+	};
+	if
+	:: rv ->
+		d_step {
+			if
+			:: took -> DEV_OP(pg); mapped[pg] = false; took = false
+			:: else -> skip	/* lost to the scrub */
+			fi;
+			ACCESS();
+			users--;
+			rv = false
+		}
+	:: else -> skip
+	fi
+#else
+	d_step { ACCESS(); track_take(pg) };
+	if
+	:: took -> d_step { DEV_OP(pg); mapped[pg] = false; took = false }
+	:: else -> skip	/* lost to the scrub */
+	fi
+#endif
+}
+
+/*
+ * _pp_dma_sync_for_device(), non-owner (a ring put): the increment, then
+ * the read of revoked, the sync and the decrement in one step (the scrub
+ * waits for the decrement). Counted in both variants: the syncer count
+ * predates the fix.
+ */
+inline dma_sync(pg)
+{
+	d_step { ACCESS(); users++ };
+	d_step {
+		ACCESS();
+		if
+		:: !revoked -> DEV_OP(pg)
+		:: else -> skip
+		fi;
+		users--
+	}
+}
+#endif
+
+#if DMA
+#define DMA_LOCALS	bool took; bool rv;
+#else
+#define DMA_LOCALS
+#endif
+
 /* _pp_return_page(pool, page). */
 inline return_page(pg)
 {
+#if DMA
+	dma_unmap(pg);
+#else
 	ACCESS();		/* pool->dma_map, _pp_dma_unmap() */
+#endif
 	/* R4: __atomic_fetch_add(&pool->pages_state_release_cnt, 1): the
 	 * last access; after it the pool may be freed. */
 	d_step {
@@ -195,17 +310,33 @@ inline ring_produce(pg, nospace)
 }
 
 /*
+ * SYNC_FOR_DEVICE(pg): put_decide()'s read of pool->dma_sync and, with DMA,
+ * the sync (its first step stands for the read too). STAT_THEN_RETURN(pg):
+ * the released_refcnt statistic, then _pp_return_page(); with DMA the
+ * statistic is merged into the first step of the unmap. Both merges join
+ * an access that cannot enable the free with the next one (see the doc).
+ */
+#if DMA
+#define SYNC_FOR_DEVICE(pg)	dma_sync(pg)
+#define STAT_THEN_RETURN(pg)	return_page(pg)
+#else
+#define SYNC_FOR_DEVICE(pg)	ACCESS()
+#define STAT_THEN_RETURN(pg)	ACCESS(); return_page(pg)
+#endif
+
+/*
  * A non-owner thread returning its page: page_pool_put_full_page(pool,
  * page, false) -> page_pool_put_unrefed_page() -> __page_pool_put_page().
  */
 proctype Returner(byte pg)
 {
 	bool nospace;
+	DMA_LOCALS
 
 	ACCESS();		/* allow_direct = pool->owner == self: no */
 	if
 	:: /* put_decide(): refcount 1, not pfmemalloc -> the ring */
-		ACCESS();	/* pool->dma_sync */
+		SYNC_FOR_DEVICE(pg);	/* pool->dma_sync, the sync */
 		/* recycle_in_ring() */
 		spin_lock();
 		ring_produce(pg, nospace);
@@ -222,8 +353,7 @@ proctype Returner(byte pg)
 		:: else -> skip
 		fi
 	:: /* put_decide(): someone else holds a reference -> release */
-		ACCESS();	/* _pp_released_refcnt_inc() */
-		return_page(pg)
+		STAT_THEN_RETURN(pg)	/* _pp_released_refcnt_inc() */
 	fi;
 	d_step { nospace = false; ndone++ }
 }
@@ -241,17 +371,17 @@ proctype Bulk()
 	byte nb;		/* how many */
 	byte i;
 	bool nospace;
+	DMA_LOCALS
 
 	ACCESS();		/* allow_direct = pool->owner == self: no */
 	i = 0;
 	do
 	:: i < 2 ->
 		if
-		:: ACCESS();	/* pool->dma_sync: ring candidate */
+		:: SYNC_FOR_DEVICE(BULK_PAGE + i);	/* ring candidate */
 			cand[nb] = BULK_PAGE + i + 1;
 			nb++
-		:: ACCESS();	/* _pp_released_refcnt_inc() */
-			return_page(BULK_PAGE + i)
+		:: STAT_THEN_RETURN(BULK_PAGE + i)	/* released_refcnt */
 		fi;
 		i++
 	:: else -> break
@@ -302,6 +432,7 @@ proctype Bulk()
 proctype Owner()
 {
 	byte c;
+	DMA_LOCALS
 
 	if
 	:: /* page_pool_put_unrefed_page(): the direct fast path */
@@ -311,10 +442,34 @@ proctype Owner()
 		d_step { ACCESS(); cache_cnt = c + 1; c = 0 };
 		ACCESS()	/* owner_recycle_stats.cached */
 	:: /* put_decide(): refcount != 1 -> release */
-		ACCESS();	/* _pp_released_refcnt_inc() */
-		return_page(OWNER_PAGE)
+		STAT_THEN_RETURN(OWNER_PAGE)	/* _pp_released_refcnt_inc() */
 	fi;
 	d_step { owner_stopped = true; ndone++ }
+}
+#endif
+
+#if DMA
+/*
+ * The first time page_pool_destroy() returns (freed or deferred), the
+ * driver unbinds and frees the device (seed 003's sequence): no mapping
+ * may be live then, and no DMA op may run afterwards (DEV_OP()).
+ */
+inline unbind()
+{
+	if
+	:: !unbound ->
+		d_step {
+			v = 0;
+			do
+			:: v < NPAGES -> assert(!mapped[v]); v++
+			:: else -> break
+			od;
+			v = 0;
+			dev_alive = false;
+			unbound = true
+		}
+	:: else -> skip
+	fi
 }
 #endif
 
@@ -330,6 +485,10 @@ proctype Destroyer()
 	byte inflight;
 	byte seen;		/* release count at the last try */
 	byte retries;		/* ghost: deferred retries so far */
+	DMA_LOCALS
+#if DMA
+	bool unbound;		/* destroy has returned once */
+#endif
 
 #if !OWNER_RACE
 	owner_stopped;		/* contract: the owner has stopped */
@@ -355,6 +514,23 @@ proctype Destroyer()
 		:: else -> break
 		fi
 	od;
+#if DMA
+	/* _pp_dma_scrub(): revoke (S2), wait for the users to drain (S3),
+	 * then take and unmap every slot still holding a mapping. */
+	atomic { ACCESS(); revoked = true };
+	atomic { ACCESS(); users == 0 };
+	v = 0;
+	do
+	:: v < NPAGES ->
+		d_step { ACCESS(); track_take(v) };
+		if
+		:: took -> d_step { DEV_OP(v); mapped[v] = false; took = false }
+		:: else -> skip
+		fi;
+		v++
+	:: else -> v = 0; break
+	od;
+#endif
 again:
 	/* empty_ring(): ptr_ring_consume() until NULL */
 	do
@@ -384,7 +560,13 @@ again:
 	:: inflight == 0 ->
 		/* destroy_cnt++; free_pool(): the free */
 		d_step { ACCESS(); alive = false }
+#if DMA
+		; unbind()
+#endif
 	:: else ->
+#if DMA
+		unbind();
+#endif
 		/* defer_release(): the retry thread calls
 		 * page_pool_release() again once something changed. Each
 		 * retry sees a higher release count than the one before
@@ -411,6 +593,15 @@ again:
 		:: else -> break
 		od
 	};
+#if DMA
+	d_step {
+		v = 0;
+		do
+		:: v < NPAGES -> assert(!mapped[v] && !slot[v]); v++
+		:: else -> v = 0; break
+		od
+	};
+#endif
 done:
 	skip
 }
@@ -420,6 +611,14 @@ init
 	byte n;
 
 	atomic {
+#if DMA
+		/* Every page was mapped and tracked when it entered. */
+		n = 0;
+		do
+		:: n < NPAGES -> slot[n] = true; mapped[n] = true; n++
+		:: else -> break
+		od;
+#endif
 		n = 0;
 		do
 		:: n < NRET -> run Returner(n); n++

@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "lib/mem_priv.h"
+#include "lib/test_hooks.h"
 #include "mm/page_alloc_priv.h"
 #include "page_pool_priv.h"
 
@@ -113,7 +114,8 @@ _pp_set_pp_info(struct page_pool *pool, struct page *page)
 			 PP_SIGNATURE;
 	page->pp_ref_count = 1;
 	if (pool->has_init_callback)
-		pool->p.init_callback(page, pool->p.init_arg);
+		pool->p.init_callback(page_to_netmem(page),
+				     pool->p.init_arg);
 	/* One writer (the allocation side); page_pool_inflight() may read
 	 * it from any thread. */
 	pp_store_relaxed(&pool->pages_state_hold_cnt,
@@ -132,6 +134,7 @@ _pp_return_page(struct page_pool *pool, struct page *page)
 	 */
 	__atomic_fetch_add(&pool->pages_state_release_cnt, 1,
 			   __ATOMIC_RELEASE);
+	PP_TEST_DELAY(PP_TP_RETURN_RELEASED);
 	page->pp_magic &= 0x3UL;
 	page->pp = NULL;
 	page->dma_addr = 0;
@@ -141,9 +144,15 @@ _pp_return_page(struct page_pool *pool, struct page *page)
 int
 page_pool_inflight(const struct page_pool *pool)
 {
+	uint32_t release;
+
+	/* No pool holds nothing; 0 rather than -EINVAL, which would read
+	 * as the negative count of an accounting bug. */
+	if (pool == NULL)
+		return 0;
 	/* A4: pairs with release R4 in _pp_return_page(). */
-	uint32_t release = __atomic_load_n(&pool->pages_state_release_cnt,
-					   __ATOMIC_ACQUIRE);
+	release = __atomic_load_n(&pool->pages_state_release_cnt,
+				  __ATOMIC_ACQUIRE);
 
 	/* Serial-number arithmetic: valid while fewer than 2^31 pages are
 	 * in flight, as in the kernel. */
@@ -159,6 +168,13 @@ validate_params(const struct page_pool_params *p)
 		return -EINVAL;
 	if (p->order > MAX_PAGE_ORDER)
 		return -EINVAL;
+	/*
+	 * The device writes from offset on, and page_pool_dma_sync_for_cpu()
+	 * counts from it, with or without PP_FLAG_DMA_SYNC_DEV: it must leave
+	 * room in the block. (The kernel checks neither.)
+	 */
+	if (p->offset >= (PAGE_SIZE << p->order))
+		return -EINVAL;
 	if (p->flags & PP_FLAG_DMA_MAP) {
 		if (p->dev == NULL)
 			return -EINVAL;
@@ -173,8 +189,7 @@ validate_params(const struct page_pool_params *p)
 			return -EINVAL;
 		if (p->max_len == 0)
 			return -EINVAL;
-		if (p->offset > (PAGE_SIZE << p->order) ||
-		    p->max_len > (PAGE_SIZE << p->order) - p->offset)
+		if (p->max_len > (PAGE_SIZE << p->order) - p->offset)
 			return -EINVAL;
 	}
 	if (p->nid != NUMA_NO_NODE &&
@@ -508,8 +523,10 @@ page_pool_get(struct page_pool *pool)
 }
 
 void
-page_pool_use_xdp_mem(struct page_pool *pool, void (*disconnect)(void *pool))
+page_pool_use_xdp_mem(struct page_pool *pool, void (*disconnect)(void *pool),
+		      const struct xdp_mem_info *mem)
 {
+	(void)mem;
 	if (pool == NULL)
 		return;
 	page_pool_get(pool);

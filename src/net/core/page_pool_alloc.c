@@ -166,7 +166,13 @@ get_page_slow(struct page_pool *pool, gfp_t gfp)
 struct page *
 __page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 {
-	struct page *page = get_page_slow(pool, gfp);
+	struct page *page;
+
+	if (PP_UNLIKELY(pool == NULL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	page = get_page_slow(pool, gfp);
 
 	if (PP_DEBUG && page != NULL)
 		__page_pool_debug_alloc(pool, page);

@@ -11,10 +11,25 @@
  * a library built either way exports the same symbols; the fast paths call
  * them only when PP_DEBUG is set.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "page_pool_priv.h"
+
+/*
+ * Errors with no pool to count them on (a put to a NULL pool, a foreign
+ * page in a bulk put): page_pool_debug_errors(NULL) reads them.
+ */
+static uint64_t poolless_errors;
+
+static void
+report_poolless(struct page *page, const char *what)
+{
+	pp_fetch_add_relaxed(&poolless_errors, 1);
+	fprintf(stderr, "page_pool: %s: page %p (va %p)\n", what,
+		(void *)page, page ? page_address(page) : NULL);
+}
 
 static void
 report(struct page_pool *pool, struct page *page, const char *what)
@@ -37,8 +52,7 @@ __page_pool_debug_put(struct page_pool *pool, struct page *page,
 		      bool allow_direct)
 {
 	if (pool == NULL) {
-		fprintf(stderr, "page_pool: put of page %p to a NULL pool\n",
-			(void *)page);
+		report_poolless(page, "put to a NULL pool");
 		return false;
 	}
 	if (page == NULL) {
@@ -77,6 +91,8 @@ __page_pool_debug_put(struct page_pool *pool, struct page *page,
 void
 __page_pool_debug_destroy(struct page_pool *pool)
 {
+	if (pool == NULL)
+		return;
 	if (not_owner(pool)) {
 		pp_fetch_add_relaxed(&pool->debug_errors, 1);
 		fprintf(stderr,
@@ -91,7 +107,8 @@ __page_pool_debug_destroy(struct page_pool *pool)
 void
 __page_pool_debug_recycle(struct page_pool *pool, struct page *page)
 {
-	(void)pool;
+	if (pool == NULL || page == NULL)
+		return;
 	memset(page_address(page), PP_POISON_FREE, PAGE_SIZE << pool->p.order);
 	pp_store_relaxed(&page->pp_ref_count, 0L);
 }
@@ -99,8 +116,11 @@ __page_pool_debug_recycle(struct page_pool *pool, struct page *page)
 void
 __page_pool_debug_alloc(struct page_pool *pool, struct page *page)
 {
-	long ref = pp_load_relaxed(&page->pp_ref_count);
+	long ref;
 
+	if (pool == NULL || page == NULL)
+		return;
+	ref = pp_load_relaxed(&page->pp_ref_count);
 	if (not_owner(pool))
 		report(pool, page, "allocation outside the owner thread");
 	if (ref == 0) {
@@ -125,8 +145,19 @@ __page_pool_debug_alloc(struct page_pool *pool, struct page *page)
 	pp_store_relaxed(&page->pp_ref_count, 1L);
 }
 
+void
+_pp_debug_bulk_foreign(struct page *page)
+{
+	errno = EINVAL;
+	if (PP_DEBUG)
+		report_poolless(page, "bulk put of a page that is not a "
+				      "page_pool page");
+}
+
 uint64_t
 page_pool_debug_errors(const struct page_pool *pool)
 {
-	return pool == NULL ? 0 : pp_load_relaxed(&pool->debug_errors);
+	if (pool == NULL)
+		return pp_load_relaxed(&poolless_errors);
+	return pp_load_relaxed(&pool->debug_errors);
 }

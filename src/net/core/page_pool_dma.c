@@ -19,17 +19,25 @@
  * adds chunks. Free slots form a list threaded through the slots themselves
  * (odd values: a page pointer is always even).
  *
- * Syncs versus the scrub: a sync by a non-owner thread announces itself in
- * a counter and re-checks dma_sync; destroy clears dma_sync and waits for
- * the counter to drain before unmapping (both sides sequentially
- * consistent, so at least one sees the other). The owner's syncs need no
- * announcement: destroy runs only once the owner has stopped.
+ * Device users versus destroy. After page_pool_destroy() returns, no thread
+ * may be inside or enter a DMA op of the pool's device: the driver may
+ * unbind or free it at once (seed 003's sequence). Every non-owner DMA op
+ * (a sync for the device on recycle, an unmap on release, a sync for the
+ * CPU) therefore announces itself in a user count and then checks that
+ * the device is not revoked; the scrub revokes it and waits for the count
+ * to drain before it unmaps what is left (both sides sequentially
+ * consistent, so at least one sees the other). A releasing thread that
+ * finds the device revoked leaves its slot to the scrub. Without the wait
+ * a releaser that took its slot before the scrub reached it would still be
+ * unmapping, or about to, when destroy returned. The owner's syncs and
+ * maps need no announcement: destroy runs only once the owner has stopped.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "lib/mem_priv.h"
+#include "lib/test_hooks.h"
 #include "page_pool_priv.h"
 
 #define TRACK_CHUNK_SHIFT 10
@@ -48,7 +56,8 @@ struct pp_dma_track {
 	struct pp_spinlock lock;	/* free list, next_unused, chunks */
 	uint32_t free_head;		/* 0: empty */
 	uint32_t next_unused;		/* ids below were handed out once */
-	uint32_t syncers;		/* non-owner syncs in progress */
+	uint32_t users;			/* non-owner DMA ops in progress */
+	uint32_t revoked;		/* set by the scrub: no op may start */
 	struct pp_dma_slot *chunks[TRACK_DIR];
 };
 
@@ -178,6 +187,39 @@ do_sync_for_device(struct page_pool *pool, struct page *page,
 			       pool->p.offset, len, pool->p.dma_dir);
 }
 
+static void
+do_unmap(struct page_pool *pool, dma_addr_t addr)
+{
+	pp_dma_unmap(pool->p.dev, addr, pool_block_size(pool),
+		     pool->p.dma_dir,
+		     DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
+}
+
+/* Leave a DMA op begun with dev_enter(). */
+static void
+dev_exit(struct pp_dma_track *t)
+{
+	/* R8: pairs with acquire S3 in _pp_dma_scrub(): the op's work on
+	 * the device happens before destroy returns. */
+	__atomic_fetch_sub(&t->users, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Announce a non-owner DMA op on the pool's device: true if it may run
+ * (then call dev_exit() after it), false once destroy revoked the device.
+ */
+static bool
+dev_enter(struct pp_dma_track *t)
+{
+	/* S1: sequentially consistent with S2 in _pp_dma_scrub(): either
+	 * the scrub sees this count and waits, or this sees revoked. */
+	__atomic_fetch_add(&t->users, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&t->revoked, __ATOMIC_SEQ_CST))
+		return true;
+	dev_exit(t);
+	return false;
+}
+
 int
 _pp_dma_map(struct page_pool *pool, struct page *page, gfp_t gfp)
 {
@@ -228,14 +270,19 @@ _pp_dma_unmap(struct page_pool *pool, struct page *page)
 	dma_addr_t addr = (dma_addr_t)page->dma_addr;
 
 	page->pp_magic &= ~PP_DMA_INDEX_MASK;
-	if (t != NULL) {
-		/* Lost to the destroy scrub: already unmapped. */
-		if (id == 0 || !track_take(t, id, page, &addr, true))
-			return;
+	if (t == NULL) {
+		do_unmap(pool, addr);
+		return;
 	}
-	pp_dma_unmap(pool->p.dev, addr, pool_block_size(pool),
-		     pool->p.dma_dir,
-		     DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_WEAK_ORDERING);
+	/* Revoked: the scrub unmaps (or unmapped) the page. */
+	if (id == 0 || !dev_enter(t))
+		return;
+	/* Lost to the destroy scrub: already unmapped. */
+	if (track_take(t, id, page, &addr, true)) {
+		PP_TEST_DELAY(PP_TP_DMA_UNMAP);
+		do_unmap(pool, addr);
+	}
+	dev_exit(t);
 }
 
 void
@@ -253,11 +300,10 @@ _pp_dma_sync_for_device(struct page_pool *pool, struct page *page,
 			do_sync_for_device(pool, page, len);
 		return;
 	}
-	/* S1: sequentially consistent with S2 in _pp_dma_scrub(). */
-	__atomic_fetch_add(&t->syncers, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&pool->dma_sync, __ATOMIC_SEQ_CST))
+	if (dev_enter(t)) {
 		do_sync_for_device(pool, page, len);
-	__atomic_fetch_sub(&t->syncers, 1, __ATOMIC_RELEASE);
+		dev_exit(t);
+	}
 }
 
 void
@@ -268,9 +314,16 @@ _pp_dma_scrub(struct page_pool *pool)
 
 	if (t == NULL)
 		return;
-	/* S2: no sync starts after this; wait for those already started. */
-	__atomic_store_n(&pool->dma_sync, 0, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&t->syncers, __ATOMIC_SEQ_CST) != 0)
+	/* The recycle paths' cheap test: stop calling in to sync. Relaxed:
+	 * a hint; the revocation below is what excludes a late sync. */
+	pp_store_relaxed(&pool->dma_sync, 0u);
+	/* S2: sequentially consistent with S1 in dev_enter(): no DMA op
+	 * starts after this ... */
+	__atomic_store_n(&t->revoked, 1, __ATOMIC_SEQ_CST);
+	/* ... and those already started end before the scrub goes on. S3:
+	 * also the acquire that pairs with release R8 in dev_exit(), so
+	 * their device work happens before destroy returns. */
+	while (__atomic_load_n(&t->users, __ATOMIC_SEQ_CST) != 0)
 		pp_cpu_relax();
 
 	pp_spin_lock(&t->lock);
@@ -287,10 +340,7 @@ _pp_dma_scrub(struct page_pool *pool)
 		if (page == NULL || SLOT_IS_FREE(page))
 			continue;
 		if (track_take(t, id, page, &addr, false))
-			pp_dma_unmap(pool->p.dev, addr, pool_block_size(pool),
-				     pool->p.dma_dir,
-				     DMA_ATTR_SKIP_CPU_SYNC |
-					     DMA_ATTR_WEAK_ORDERING);
+			do_unmap(pool, addr);
 	}
 }
 
@@ -299,9 +349,34 @@ page_pool_dma_sync_for_cpu(const struct page_pool *pool,
 			   const struct page *page, unsigned int offset,
 			   unsigned int size)
 {
-	if (pool == NULL || page == NULL || !pool->dma_map)
+	struct pp_dma_track *t;
+	size_t start;
+
+	if (pool == NULL || page == NULL) {
+		errno = EINVAL;
+		return;
+	}
+	if (!pool->dma_map)
+		return;
+	/*
+	 * Only a page of this pool has a mapping to sync, and only inside
+	 * its block: anything else would reach the device as a fault, or
+	 * touch another page's mapping. Sizes are added in 64 bits, so no
+	 * sum wraps.
+	 */
+	start = (size_t)pool->p.offset + offset;
+	if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE ||
+	    page->pp != pool || start + size > pool_block_size(pool)) {
+		errno = EINVAL;
+		return;
+	}
+	t = pool->dma_track;
+	/* Any thread may sync a page it holds, destroy or not: after the
+	 * scrub the page is unmapped and the device may be gone. */
+	if (t != NULL && !dev_enter(t))
 		return;
 	pp_dma_sync_for_cpu(pool->p.dev, (dma_addr_t)page->dma_addr,
-			    (size_t)pool->p.offset + offset, size,
-			    pool->p.dma_dir);
+			    start, size, pool->p.dma_dir);
+	if (t != NULL)
+		dev_exit(t);
 }

@@ -37,7 +37,8 @@ void _pp_set_pp_info(struct page_pool *pool, struct page *page);
  * 0 or -errno (the page is then not part of the pool). Allocation side. */
 int _pp_dma_map(struct page_pool *pool, struct page *page, gfp_t gfp);
 
-/* Undo @page's mapping if the tracking says this caller is first. Any
+/* Undo @page's mapping if the tracking says this caller is first and
+ * destroy has not revoked the device (the scrub unmaps it then). Any
  * thread holding the page. */
 void _pp_dma_unmap(struct page_pool *pool, struct page *page);
 
@@ -47,8 +48,9 @@ void _pp_dma_unmap(struct page_pool *pool, struct page *page);
 void _pp_dma_sync_for_device(struct page_pool *pool, struct page *page,
 			     int dma_sync_size, bool owner);
 
-/* Destroy: stop syncs, wait for those in progress, unmap every tracked
- * page (in flight or not). */
+/* Destroy: revoke the device (no sync or unmap by another thread starts),
+ * wait for the DMA ops in progress, unmap every tracked page (in flight or
+ * not). Afterwards the pool never touches its device again. */
 void _pp_dma_scrub(struct page_pool *pool);
 
 /* Allocation and release of the tracking table. */
@@ -59,6 +61,13 @@ void _pp_dma_track_free(struct page_pool *pool);
 
 /* Return the partly used fragment page (destroy). */
 void _pp_free_frag(struct page_pool *pool);
+
+/* ---- page_pool_debug.c ---- */
+
+/* A page without the pool signature in page_pool_put_page_bulk(): errno
+ * EINVAL; debug builds also report it and count it in
+ * page_pool_debug_errors(NULL). */
+void _pp_debug_bulk_foreign(struct page *page);
 
 /* ---- page_pool_stats.c ---- */
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "lib/test_hooks.h"
 #include "page_pool_priv.h"
 
 /* Pages produced into a ring per producer-lock section in bulk returns
@@ -56,8 +57,10 @@ put_decide(struct page_pool *pool, struct page *page, int dma_sync_size,
 	return NULL;
 }
 
-static bool
-recycle_in_ring(struct page_pool *pool, struct page *page)
+/* @hooked: with the test builds' delay points (a constant: see
+ * put_in_ring_delayed()). */
+static inline __attribute__((always_inline)) bool
+recycle_in_ring(struct page_pool *pool, struct page *page, bool hooked)
 {
 	bool ok;
 
@@ -69,16 +72,43 @@ recycle_in_ring(struct page_pool *pool, struct page *page)
 		__pp_stat_inc(pool->ring_recycle_stats.ring);
 	else
 		__pp_stat_inc(pool->ring_recycle_stats.ring_full);
+	if (hooked)
+		PP_TEST_DELAY(PP_TP_RING_PRODUCED);
 	pp_spin_unlock(&pool->ring.producer_lock);
+	if (hooked)
+		PP_TEST_DELAY(PP_TP_RING_UNLOCKED);
 	return ok;
 }
+
+#if PP_TEST_HOOKS
+/*
+ * The ring put with its delay points, out of line: a call between the
+ * produce and the return would make the fast path keep the page and the
+ * pool in saved registers, and cost it a tenth (tests/perf/budget.txt).
+ * This way the test builds' fast path pays one test.
+ */
+static void __attribute__((noinline, cold))
+put_in_ring_delayed(struct page_pool *pool, struct page *page)
+{
+	if (!recycle_in_ring(pool, page, true))
+		_pp_return_page(pool, page);
+}
+#endif
 
 void
 __page_pool_put_page(struct page_pool *pool, struct page *page,
 		     int dma_sync_size, bool allow_direct)
 {
 	page = put_decide(pool, page, dma_sync_size, allow_direct);
-	if (page == NULL || recycle_in_ring(pool, page))
+	if (page == NULL)
+		return;
+#if PP_TEST_HOOKS
+	if (PP_TEST_HOOKS_ARMED()) {
+		put_in_ring_delayed(pool, page);
+		return;
+	}
+#endif
+	if (recycle_in_ring(pool, page, false))
 		return;
 	/* Ring full: the page is still ours, and so is the pool. */
 	_pp_return_page(pool, page);
@@ -99,9 +129,24 @@ page_pool_free_va(struct page_pool *pool, void *va, bool allow_direct)
 {
 	struct page *page = virt_to_page(va);
 
-	if (pool == NULL || page == NULL)
+	if (pool == NULL || page == NULL) {
+		errno = EINVAL;
 		return;
-	page_pool_put_page(pool, compound_head(page), -1, allow_direct);
+	}
+	page = compound_head(page);
+	/*
+	 * An address is easily one of another allocator's pages: out of
+	 * line, the signature and the pool are checked in every build,
+	 * which the inline page_pool_put_page() leaves to debug builds.
+	 */
+	if (PP_UNLIKELY((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE ||
+			page->pp != pool)) {
+		errno = EINVAL;
+		if (PP_DEBUG)
+			__page_pool_debug_put(pool, page, allow_direct);
+		return;
+	}
+	page_pool_put_page(pool, page, -1, allow_direct);
 }
 
 /*
@@ -125,7 +170,9 @@ recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 	pp_store_relaxed(&pool->ring_recycle_stats.ring,
 			 pool->ring_recycle_stats.ring + i);
 #endif
+	PP_TEST_DELAY(PP_TP_RING_PRODUCED);
 	pp_spin_unlock(&pool->ring.producer_lock);
+	PP_TEST_DELAY(PP_TP_RING_UNLOCKED);
 	/* Only pages that did not fit are still ours (and keep the pool
 	 * alive while we release them). */
 	for (; i < count; i++)
@@ -146,6 +193,18 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 		if (data[i] == NULL)
 			continue;
 		page = compound_head(data[i]);
+		/*
+		 * With no pool argument, page->pp is all there is to go by,
+		 * and in a page that is not a pool page it is whatever its
+		 * owner left there: check the signature before using it, in
+		 * every build (one compare, on a line the unref loads
+		 * anyway).
+		 */
+		if (PP_UNLIKELY((page->pp_magic & PP_MAGIC_MASK) !=
+				PP_SIGNATURE)) {
+			_pp_debug_bulk_foreign(page);
+			continue;
+		}
 		if (PP_DEBUG && !__page_pool_debug_put(page->pp, page, false))
 			continue;
 		if (page_pool_unref_and_test(page))

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Runs one GenMC harness configuration of tests/genmc/harnesses.txt under
+# RC11 and under IMM, against the headers in INCLUDE_DIR (the tree's own,
+# or a weakened copy from weaken.sh).
+#   run_genmc.sh SOURCE_ROOT NAME [INCLUDE_DIR]
+# Exit 0 when every run met its expectation ("pass": no error; "error":
+# GenMC reports one), 1 otherwise, 77 when GenMC is not available: set
+# GENMC to the binary, or build it with scripts/build-genmc.sh.
+set -u
+src=$1 name=$2 inc=${3:-$1/include}
+here=$src/tests/genmc
+genmc=${GENMC:-$src/build-genmc/bin/genmc}
+if ! [ -x "$genmc" ]; then
+	echo "SKIP: GenMC not found (set GENMC, or run scripts/build-genmc.sh)"
+	exit 77
+fi
+line=$(grep -v '^#' "$here/harnesses.txt" | grep "^$name|") ||
+	{ echo "no harness configuration named $name"; exit 1; }
+IFS='|' read -r _ expect file gflags cflags <<<"$line"
+
+rc=0
+for model in --rc11 --imm; do
+	start=$(date +%s%N)
+	# shellcheck disable=SC2086
+	out=$(timeout 600 "$genmc" $model --disable-estimation $gflags -- \
+		-I"$inc" -DPP_MODEL_CHECK $cflags "$here/$file" 2>&1)
+	status=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	execs=$(sed -n 's/^Number of complete executions explored: //p' <<<"$out")
+	if grep -q '^\*\*\* Verification complete' <<<"$out" &&
+	   grep -q '^No errors were detected' <<<"$out" && [ $status -eq 0 ]; then
+		verdict=holds
+	elif grep -q '^\*\*\* Verification unsuccessful' <<<"$out"; then
+		verdict=violated
+	else
+		verdict=broken
+	fi
+	printf '%-40s %-5s %-8s executions=%s %d ms\n' "$name" "${model#--}" \
+		"$verdict" "${execs:-?}" "$ms"
+	case $expect/$verdict in
+	pass/holds | error/violated) ;;
+	*)
+		rc=1
+		echo "expected $expect, got $verdict:"
+		grep -m3 -E '^Error|error:' <<<"$out"
+		[ "$verdict" = broken ] && tail -n 20 <<<"$out"
+		;;
+	esac
+done
+exit $rc

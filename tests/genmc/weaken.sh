@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Is every ordering needed? Weakens each release, acquire, acq_rel and
+# seq_cst access of the files in scope to relaxed, one at a time, in a copy
+# of the include tree, and runs every "pass" configuration of
+# harnesses.txt against the copy. An access is needed when some harness
+# then fails; one that no harness catches must either be relaxed in the
+# code (with the harnesses as proof) or be listed in weaken-keep.txt with
+# the reason it stays. Prints a markdown table (docs/genmc.md keeps it).
+#   weaken.sh SOURCE_ROOT
+# Exit 0 when every access is caught or kept with a reason, 1 otherwise,
+# 77 without GenMC.
+set -u
+src=$1
+here=$src/tests/genmc
+genmc=${GENMC:-$src/build-genmc/bin/genmc}
+if ! [ -x "$genmc" ]; then
+	echo "SKIP: GenMC not found (set GENMC, or run scripts/build-genmc.sh)"
+	exit 77
+fi
+# Files whose orderings the harnesses cover, relative to include/.
+scope=(pagepool/ptr_ring.h pagepool/spinlock_pvt.h)
+ops='pp_store_release|pp_load_acquire|pp_xchg_acquire|pp_fetch_sub_acq_rel|__ATOMIC_(RELEASE|ACQUIRE|ACQ_REL|SEQ_CST)'
+harnesses=$(grep -v '^#' "$here/harnesses.txt" | awk -F'|' '$2 == "pass" {print $1}')
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+weaken_line() {
+	# $1 file, $2 line number: every ordered access on that line becomes
+	# relaxed.
+	sed -i -E "$2{
+		s/pp_store_release\(/pp_store_relaxed(/g
+		s/pp_load_acquire\(/pp_load_relaxed(/g
+		s/pp_xchg_acquire\(/pp_xchg_relaxed(/g
+		s/pp_fetch_sub_acq_rel\(/pp_fetch_sub_relaxed(/g
+		s/__ATOMIC_(RELEASE|ACQUIRE|ACQ_REL|SEQ_CST)/__ATOMIC_RELAXED/g
+	}" "$1"
+}
+
+missed=0
+echo "| access | file:line | caught by (first harness that fails) |"
+echo "|---|---|---|"
+for f in "${scope[@]}"; do
+	while IFS=: read -r lineno text; do
+		# Definitions of the wrappers, and comments, are not call sites.
+		grep -qE '^#define|^[[:space:]]*(\*|/\*|//)' <<<"$text" && continue
+		rm -rf "$work/include"
+		cp -r "$src/include" "$work/include"
+		# Relaxed forms the weakened sites need.
+		cat >>"$work/include/pagepool/atomic_pvt.h" <<'DEFS'
+#define pp_xchg_relaxed(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
+#define pp_fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+DEFS
+		weaken_line "$work/include/$f" "$lineno"
+		access=$(grep -oE "$ops" <<<"$text" | head -n1)
+		caught=
+		for h in $harnesses; do
+			if ! "$here/run_genmc.sh" "$src" "$h" "$work/include" >/dev/null 2>&1; then
+				caught=$h
+				break
+			fi
+		done
+		if [ -z "$caught" ]; then
+			reason=$(grep -v '^#' "$here/weaken-keep.txt" 2>/dev/null |
+				awk -F'|' -v k="$f:$access" '$1 == k {print $2}')
+			if [ -n "$reason" ]; then
+				caught="not caught; kept: $reason"
+			else
+				caught="NOT CAUGHT"
+				missed=$((missed + 1))
+			fi
+		fi
+		echo "| \`$access\` | \`include/$f:$lineno\` | $caught |"
+	done < <(grep -nE "$ops" "$src/include/$f")
+done
+[ "$missed" -eq 0 ] || { echo "$missed ordering(s) caught by no harness"; exit 1; }
