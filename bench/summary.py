@@ -1,27 +1,42 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 #
-# The summary of bench/peers_suite.sh: reads the time_bench lines of every
-# round ("Type:<peer>_<op>_<mode> Per elem: C cycles(tsc) N.N ns ..."), takes
-# the median of each row, and prints one table that puts every pagepool
-# path beside the peers compared with it, the ratio (peer ns / pagepool ns:
-# above 1 pagepool is faster), and a verdict per PRODUCT.md target. --json
-# prints the same as one JSON document; --dat FILE writes the bar chart's
-# data for bench/chart.gp.
-#   bench/summary.py [--json] [--dat FILE] [--meta KEY=VALUE ...] RESULTS
+# The summaries of the benchmark suite. Both read time_bench lines ("Type:T
+# Per elem: C cycles(tsc) N.N ns ... (invoke count:I tsc_interval:X)"),
+# take the median of each row, and give ticks per call with their fraction
+# (X / I; the line itself cuts it off, as the kernel's does).
+#
+# Default, for bench/peers_suite.sh: one table that puts every pagepool
+# path beside the peers compared with it (inline calls, as DPDK's get/put),
+# the ratio (peer ns / pagepool ns: above 1 pagepool is faster), and a
+# verdict per PRODUCT.md target. --dat FILE writes the bar chart's data for
+# bench/chart.gp.
+#
+# --kernel, for bench/page_pool_suite.sh: bench_page_pool_simple's rows,
+# the --outline ones (typed "outline:<row>" by the suite) beside the
+# kernel module's published figures for the same test in the same shape
+# (no-softirq beside no-softirq, tasklet beside tasklet: both go through
+# the ring for 02), each also as a multiple of the same run's lock
+# baseline, which carries across machines better than ticks do; the
+# inline rows and our owner rows after them, with no kernel figure.
+#
+# --json prints either as one JSON document.
+#   bench/summary.py [--kernel] [--json] [--dat FILE] [--meta KEY=VALUE ...] RESULTS
 import argparse
 import json
 import re
 import statistics
 import sys
 
-LINE = re.compile(r'Type:(\S+) Per elem: (\d+) cycles\(tsc\) ([0-9.]+) ns')
+LINE = re.compile(r'Type:(\S+) Per elem: (\d+) (?:cycles\(tsc\)|ns\(monotonic\)) '
+                  r'([0-9.]+) ns')
+EXACT = re.compile(r'invoke count:(\d+) tsc_interval:(\d+)')
 
 # Groups: the pagepool row first, then the peers compared with it. A peer
 # may appear in more than one group (the aligned mallocs are compared with
 # the fast path and with our page allocator).
 GROUPS = [
-    ('fast', 'page_pool fast path (owner: alloc + recycle_direct)',
+    ('fast', 'page_pool fast path, inline (owner: alloc + recycle_direct)',
      'pagepool_pp_fast_same', [
          ('dpdk_mempool_c256_same', 'DPDK cached get/put (cache 256)'),
          ('dpdk_mempool_c256_bulk32_same', 'DPDK cached get/put, bulk 32, per buffer'),
@@ -86,12 +101,17 @@ def load(path):
             if t not in samples:
                 samples[t] = []
                 order.append(t)
-            samples[t].append((int(m.group(2)), float(m.group(3))))
+            e = EXACT.search(line)
+            exact = int(e.group(2)) / int(e.group(1)) if e and \
+                int(e.group(1)) > 0 else float(m.group(2))
+            samples[t].append((int(m.group(2)), float(m.group(3)), exact))
     stats = {}
     for t, s in samples.items():
         ns = [x[1] for x in s]
         stats[t] = {
             'cycles': int(round(statistics.median([x[0] for x in s]))),
+            'cycles_exact': round(statistics.median([x[2] for x in s]), 3),
+            'cycles_exact_min': round(min(x[2] for x in s), 3),
             'ns': statistics.median(ns),
             'ns_min': min(ns),
             'ns_max': max(ns),
@@ -195,7 +215,7 @@ def print_text(rows, verd, meta):
           'median of %s rounds; ratio = peer ns / pagepool ns (above 1: '
           'pagepool faster)' % meta.get('reps', '?'))
     print('%-46s %8s %10s %10s %10s %8s' %
-          ('row', 'cycles', 'ns', 'ns_min', 'ns_max', 'ratio'))
+          ('row', 'ticks', 'ns', 'ns_min', 'ns_max', 'ratio'))
     group = None
     for r in rows:
         if r['group'] != group:
@@ -205,10 +225,144 @@ def print_text(rows, verd, meta):
             print('  %-44s %8s' % (r['type'], 'missing'))
             continue
         name = r['type'] if r['ref'] is None else r['label']
-        print('  %-44s %8d %10.3f %10.3f %10.3f %8s' %
-              (name[:44], r['cycles'], r['ns'], r['ns_min'], r['ns_max'],
+        print('  %-44s %8.2f %10.3f %10.3f %10.3f %8s' %
+              (name[:44], r['cycles_exact'], r['ns'], r['ns_min'],
+               r['ns_max'],
                '-' if r['ref'] is None else fmt_ratio(r['ratio'])))
     print('# verdicts (PRODUCT.md targets):')
+    for v in verd:
+        print('%s: %s (%s)' % (v['target'], v['status'], v['detail']))
+
+
+# The kernel module's published figures (bench_page_pool_simple, alloc +
+# return round trip; PRODUCT.md and the reference's section 7.1): machine,
+# then (cycles, ns) for 01 / 02 / 03 and for the lock baseline.
+KERNEL = {
+    'no-softirq': [
+        ('Xeon E5-1650 v4 3.6 GHz, 6.13-rc6, loops 1e8',
+         [(20, 5.713), (56, 15.560), (225, 62.763)], (37, 10.431)),
+    ],
+    'tasklet': [
+        ('Xeon E5-1650 v4 3.6 GHz, 6.13-rc6, loops 1e8',
+         [(19, 5.399), (54, 15.090), (238, 66.134)], (37, 10.431)),
+        ('EPYC 9684X, 6.13-rc6, spec_rstack_overflow=ibpb',
+         [(14, 5.555), (31, 12.389), (95, 37.607)], (15, 5.971)),
+    ],
+}
+TESTS = ['01 fast_path', '02 ptr_ring', '03 slow']
+ROWS = {
+    'no-softirq': ['no-softirq-page_pool01', 'no-softirq-page_pool02',
+                   'no-softirq-page_pool03'],
+    'tasklet': ['tasklet_page_pool01_fast_path',
+                'tasklet_page_pool02_ptr_ring', 'tasklet_page_pool03_slow'],
+    'owner': ['owner_page_pool01_fast_path', 'owner_page_pool02_napi_local',
+              'owner_page_pool03_slow'],
+}
+# Ticks, from PRODUCT.md and issue 8: the kernel's shape (--outline).
+KERNEL_TARGETS = [
+    ('no-softirq-page_pool01', 8, 'issue 8: --outline fast path under 8 '
+     'TSC ticks'),
+    ('no-softirq-page_pool01', 5.0001, 'PRODUCT.md: --outline fast path '
+     'at most 5 TSC ticks'),
+    ('no-softirq-page_pool02', 15, 'PRODUCT.md: --outline ring path under '
+     '15 TSC ticks'),
+    ('no-softirq-page_pool03', 50, 'PRODUCT.md: --outline slow path under '
+     '50 TSC ticks'),
+]
+
+
+def kernel_summary(stats):
+    def mode_row(mode, t):
+        return stats.get(t if mode == 'inline' else 'outline:' + t)
+
+    def lock_of(mode):
+        r = mode_row(mode, 'lock')
+        return r['cycles_exact'] if r and r['cycles_exact'] > 0 else None
+
+    rows = []
+    for ctx in ('no-softirq', 'tasklet'):
+        for i, t in enumerate(ROWS[ctx]):
+            r = mode_row('outline', t)
+            lock = lock_of('outline')
+            row = {'row': t, 'mode': 'outline', 'test': TESTS[i],
+                   'ours': r, 'per_lock': (r['cycles_exact'] / lock)
+                   if r and lock else None, 'kernel': []}
+            for machine, figs, klock in KERNEL[ctx]:
+                kc, kns = figs[i]
+                row['kernel'].append({
+                    'machine': machine, 'cycles': kc, 'ns': kns,
+                    'per_lock': kc / klock[0],
+                    'ns_ratio': kns / r['ns'] if r and r['ns'] > 0
+                    else None})
+            rows.append(row)
+    for mode, ctx in (('inline', 'no-softirq'), ('inline', 'tasklet'),
+                      ('inline', 'owner'), ('outline', 'owner')):
+        for i, t in enumerate(ROWS[ctx]):
+            r = mode_row(mode, t)
+            lock = lock_of(mode)
+            rows.append({'row': t, 'mode': mode, 'test': TESTS[i],
+                         'ours': r, 'per_lock': (r['cycles_exact'] / lock)
+                         if r and lock else None, 'kernel': []})
+    verd = []
+    for t, limit, what in KERNEL_TARGETS:
+        r = stats.get('outline:' + t)
+        verd.append({
+            'target': what,
+            'status': 'n/a' if r is None else
+                      ('MET' if r['cycles_exact'] < limit else 'MISSED'),
+            'detail': 'no --outline rows' if r is None else
+                      '%.2f ticks median, %.2f min' % (
+                          r['cycles_exact'], r['cycles_exact_min']),
+            'ticks': r['cycles_exact'] if r else None})
+    lock = {m: lock_of(m) for m in ('inline', 'outline')}
+    return rows, verd, lock
+
+
+def print_kernel(rows, verd, lock, meta):
+    print('# bench_page_pool_simple, median (min) of %s runs; ticks = TSC '
+          'ticks per round trip with the fraction the kernel line cuts off '
+          '(the min is the run least disturbed by other load); '
+          '/lock = ticks as a multiple of the same run\'s lock baseline '
+          '(ours %s outline, %s inline); kernel ns / ours = how many times '
+          'our ns the kernel\'s is (different machines: read /lock first)'
+          % (meta.get('reps', '?'),
+             '%.2f' % lock['outline'] if lock['outline'] else 'n/a',
+             '%.2f' % lock['inline'] if lock['inline'] else 'n/a'))
+    print('== --outline (the kernel module\'s shape) beside the kernel\'s '
+          'published figures for the same test and context')
+    print('  %-32s %16s %9s %6s   %s' %
+          ('row', 'ticks (min)', 'ns', '/lock', 'kernel: cycles ns /lock '
+           '(kernel ns / ours) machine'))
+    for r in rows:
+        if r['mode'] != 'outline' or not r['kernel']:
+            continue
+        o = r['ours']
+        head = '  %-32s %16s %9s %6s' % (
+            r['row'], '%.2f (%.2f)' % (o['cycles_exact'],
+                                       o['cycles_exact_min'])
+            if o else 'missing',
+            '%.3f' % o['ns'] if o else '',
+            '%.2f' % r['per_lock'] if r['per_lock'] else '')
+        for j, k in enumerate(r['kernel']):
+            print('%s   %d %.3f %.2f (%s) %s' % (
+                head if j == 0 else ' ' * len(head), k['cycles'], k['ns'],
+                k['per_lock'], '%.2fx' % k['ns_ratio'] if k['ns_ratio']
+                else 'n/a', k['machine']))
+    print('== inline (the header\'s fast paths: compare with DPDK\'s '
+          'inline get/put, in the peers summary), and our owner tests '
+          '(NAPI-local puts recycle directly: no kernel counterpart)')
+    for r in rows:
+        if r['kernel']:
+            continue
+        o = r['ours']
+        if o is None:
+            continue
+        print('  %-40s %16s %9.3f %6s   %s' % (
+            r['row'] if r['mode'] == 'inline' else r['row'] + ' (outline)',
+            '%.2f (%.2f)' % (o['cycles_exact'], o['cycles_exact_min']),
+            o['ns'],
+            '%.2f' % r['per_lock'] if r['per_lock'] else '', r['mode']))
+    print('# verdicts (ticks of --outline no-softirq rows):')
     for v in verd:
         print('%s: %s (%s)' % (v['target'], v['status'], v['detail']))
 
@@ -235,6 +389,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('results')
     ap.add_argument('--json', action='store_true')
+    ap.add_argument('--kernel', action='store_true',
+                    help='bench_page_pool_simple rows beside the kernel\'s')
     ap.add_argument('--dat')
     ap.add_argument('--meta', action='append', default=[],
                     help='KEY=VALUE recorded in the output')
@@ -245,6 +401,15 @@ def main():
         print('summary: no time_bench lines in %s' % a.results,
               file=sys.stderr)
         return 1
+    if a.kernel:
+        krows, kverd, lock = kernel_summary(stats)
+        if a.json:
+            json.dump({'meta': meta, 'rows': krows, 'verdicts': kverd,
+                       'lock': lock}, sys.stdout, indent=1)
+            print()
+        else:
+            print_kernel(krows, kverd, lock, meta)
+        return 0
     rows = build_rows(stats, order)
     verd = verdicts(stats)
     if a.dat:

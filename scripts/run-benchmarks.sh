@@ -26,7 +26,7 @@ out=bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).txt
 	echo "# pagepool $(git describe --always --dirty 2>/dev/null || echo unknown), build: meson buildtype=release ($(cc --version | head -n1))"
 	echo "## ptr_ring (seed 002)"
 	bench/ptr_ring_suite.sh "$dir/tools/ptr_ring_test" "$reps" "$count"
-	echo "## page_pool (bench_page_pool_simple, seeds 000 and 003)"
+	echo "## page_pool (bench_page_pool_simple inline and --outline, seeds 000 and 003)"
 	bench/page_pool_suite.sh "$dir/bench/bench_page_pool_simple" "$reps" "$count"
 	echo "## page_pool, pages returned from another CPU (bench_page_pool_cross_cpu)"
 	bench/cross_cpu_suite.sh "$dir/bench/bench_page_pool_cross_cpu" "$reps"

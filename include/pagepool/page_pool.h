@@ -448,18 +448,18 @@ __page_pool_put_unrefed(struct page_pool *pool, struct page *page,
  * @dma_sync_size: bytes the device may have written; -1 means max_len
  * @allow_direct: the caller is the owner (the kernel: in NAPI context)
  *
+ * Out of line, as the kernel's exported function is: the inline puts below
+ * run the same steps in the caller, and bench_page_pool_simple --outline
+ * calls this one to cost a put the way the kernel's benchmark module does.
+ * Like them it takes @pool and @page on trust (debug builds check them).
+ *
  * Context: any thread; @allow_direct true only in the owner. When
  * @allow_direct is false the pool checks whether the caller is its owner
  * anyway, as the kernel's page_pool_napi_local() does.
  */
-static inline void
-page_pool_put_unrefed_page(struct page_pool *pool, struct page *page,
-			   int dma_sync_size, bool allow_direct)
-{
-	if (PP_DEBUG && !__page_pool_debug_put(pool, page, allow_direct))
-		return;
-	__page_pool_put_unrefed(pool, page, dma_sync_size, allow_direct);
-}
+PP_API void page_pool_put_unrefed_page(struct page_pool *pool,
+				       struct page *page, int dma_sync_size,
+				       bool allow_direct);
 
 /**
  * page_pool_put_page() - return one fragment reference; the last one

@@ -25,7 +25,7 @@ while read -r name prog args budget; do
 	ptr_ring_test) exe=$build/tools/$prog; n1=(-N 100000); n2=(-N 200000) ;;
 	*) echo "unknown program $prog"; exit 1 ;;
 	esac
-	read -ra extra <<<"${args//=/ }"
+	read -ra extra <<<"${args//[=,]/ }"	# --a=1,--b: "--a 1 --b"
 	a=$(count "$exe" "${n1[@]}" "${extra[@]}")
 	b=$(count "$exe" "${n2[@]}" "${extra[@]}")
 	if [ -z "$a" ] || [ -z "$b" ]; then

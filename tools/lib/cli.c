@@ -2,11 +2,12 @@
 /*
  * Copyright (c) 2026 The pagepool authors
  *
- * Number parsing for the tools' options (see cli.h).
+ * Number and module-parameter parsing for the tools' options (see cli.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -26,4 +27,14 @@ pp_tool_parse_num(const char *prog, const char *opt, const char *arg,
 		exit(2);
 	}
 	return v;
+}
+
+const char *
+pp_tool_param_value(const char *arg, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(arg, key, n) != 0 || arg[n] != '=')
+		return NULL;
+	return arg + n + 1;
 }

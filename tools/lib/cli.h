@@ -18,4 +18,10 @@ unsigned long long pp_tool_parse_num(const char *prog, const char *opt,
 				     const char *arg, unsigned long long min,
 				     unsigned long long max);
 
+/*
+ * Module-style parameters ("loops=1000000", as insmod and modprobe take
+ * them): the value part of @arg if it reads "@key=...", else NULL.
+ */
+const char *pp_tool_param_value(const char *arg, const char *key);
+
 #endif /* PAGEPOOL_TOOLS_CLI_H */

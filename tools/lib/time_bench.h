@@ -12,7 +12,9 @@
  * The cycle counter is the invariant TSC on x86 (read with lfence/rdtsc at
  * start and rdtscp/lfence at stop, so the timed code cannot leak out of the
  * window), the virtual counter on arm64, and CLOCK_MONOTONIC nanoseconds
- * elsewhere; time_bench_clock_name() says which, and tools print it.
+ * elsewhere; time_bench_clock_name() says which, and tools print it. The
+ * kernel's line carries whole ticks per call; time_bench_cycles_exact()
+ * gives the fraction too.
  */
 #ifndef PAGEPOOL_TOOLS_TIME_BENCH_H
 #define PAGEPOOL_TOOLS_TIME_BENCH_H
@@ -84,6 +86,13 @@ time_bench_cycles_stop(void)
 /* Which counter "cycles" means on this build. */
 const char *time_bench_clock_name(void);
 
+/*
+ * The unit of the per-call count in the result line: the kernel's
+ * "cycles(tsc)" over a cycle counter, "ns(monotonic)" over the wall clock
+ * (PP_TIME_BENCH_CLOCK=monotonic, or no cycle counter).
+ */
+const char *time_bench_cycles_label(void);
+
 /* Wall clock first, then the counter, as the kernel orders them. */
 void time_bench_start(struct time_bench_record *rec);
 /* Counter first, then the wall clock. */
@@ -91,9 +100,17 @@ void time_bench_stop(struct time_bench_record *rec, uint64_t invoked_cnt);
 
 /*
  * Derive the per-call figures. False (and a message on stderr) when the
- * invocation count is outside the kernel's accepted range [1000, 2^32).
+ * invocation count is below the kernel's minimum of 1000. Counts of 2^32
+ * and more, which the kernel's 32-bit division refuses, are divided in 64
+ * bits.
  */
 bool time_bench_calc_stats(struct time_bench_record *rec);
+
+/*
+ * Counter ticks per call with the fraction the kernel's line cuts off
+ * (tsc_interval / invoke count), for JSON and summaries.
+ */
+double time_bench_cycles_exact(const struct time_bench_record *rec);
 
 /*
  * Print the kernel's result line:

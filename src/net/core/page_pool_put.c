@@ -115,6 +115,16 @@ __page_pool_put_page(struct page_pool *pool, struct page *page,
 	_pp_return_page(pool, page);
 }
 
+/* The kernel's exported put of an unrefed page, out of line on purpose. */
+void
+page_pool_put_unrefed_page(struct page_pool *pool, struct page *page,
+			   int dma_sync_size, bool allow_direct)
+{
+	if (PP_DEBUG && !__page_pool_debug_put(pool, page, allow_direct))
+		return;
+	__page_pool_put_unrefed(pool, page, dma_sync_size, allow_direct);
+}
+
 void
 page_pool_free_va(struct page_pool *pool, void *va, bool allow_direct)
 {
