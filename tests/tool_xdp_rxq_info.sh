@@ -7,7 +7,8 @@
 # sample's lines (as seed 001 shows them, spaces squeezed) and exit 0,
 # which the tool does only when every frame is accounted for, no page is
 # left in flight and the DMA device saw no fault. Bad usage is refused
-# with exit 2 and a message.
+# with exit 2 and a message. The same runs under --bounce prove the
+# driver's and the pool's syncs cover exactly what the CPU reads.
 set -u
 tool=$1
 fail=0
@@ -71,6 +72,19 @@ for q in 0 1 2; do
 	fi
 done
 expect_ok XDP_TX swapmac -S --wire thread --iommu
+# Bounce mode with poison (swiotlb=force with DMA-API debugging): every
+# action in both modes, identity and IOMMU; the tool fails on a frame read
+# with never-synced bytes or on any DMA-API debug error.
+for mode in "" "-S"; do
+	expect_ok XDP_DROP read --read $mode --bounce
+	expect_ok XDP_DROP no_touch $mode --bounce --iommu
+	expect_ok XDP_PASS read --read $mode --bounce --iommu
+	expect_ok XDP_PASS no_touch $mode --bounce --no-recycle
+	expect_ok XDP_TX swapmac $mode --bounce
+	expect_ok XDP_TX swapmac $mode --bounce --iommu --wire thread
+	expect_ok XDP_ABORTED no_touch $mode --bounce --iommu
+done
+expect_ok XDP_DROP read --read --bounce --size 1514 --flows 64 --queues 2
 
 out=$("$tool" --dev sim0 --act XDP_DROP -s 1 --duration 1 -z 2>&1)
 if grep -q ',' <<<"$out"; then
@@ -86,6 +100,7 @@ expect_usage_error "sec" --dev sim0 --sec 0
 expect_usage_error "XDP_REDIRECT" --dev sim0 --act XDP_REDIRECT
 expect_usage_error "ERR: --wire" --dev sim0 --wire elsewhere
 expect_usage_error "queues" --dev sim0 --queues 17
+expect_usage_error "ERR: --bounce" --dev sim0 --bounce --coherent
 
 [ "$fail" -eq 0 ] && echo "PASS: xdp_rxq_info"
 exit "$fail"

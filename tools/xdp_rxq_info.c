@@ -20,14 +20,17 @@
  * the numbers are the per-core cost of the RX path. Our options:
  * --no-recycle (release pages from the pool before the skb is built: the
  * seed's page_pool_release_page column), --duration, --iommu (the IOMMU
- * model instead of the identity DMA device), --size and --flows (the
- * wire's frames), --wire thread (the wire on its own thread, the NIC
+ * model instead of the identity DMA device), --bounce (the DMA device in
+ * bounce mode with poisoning, as swiotlb=force with DMA-API debugging: a
+ * driver that syncs a wrong range shows stale bytes), --size and --flows
+ * (the wire's frames), --wire thread (the wire on its own thread, the NIC
  * working while the CPU polls).
  *
  * At exit the device is destroyed and the tool checks that every page came
  * back (the queue's page_pool is freed at once), that the DMA device saw
- * no fault and holds no mapping, and that every frame is accounted for;
- * otherwise it reports and exits 1.
+ * no fault or DMA-API debug error and holds no mapping, that every frame
+ * is accounted for and, with --bounce, that the program never read a
+ * poisoned (never synced) byte; otherwise it reports and exits 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -67,6 +70,8 @@ struct prog_state {
 	uint64_t issue[MAX_CPUS];
 	uint64_t rxq[MAX_RXQS][MAX_CPUS];
 	uint64_t rxq_issue;
+	uint64_t stale;			/* --bounce: frames with poison */
+	bool check_stale;
 	volatile uint16_t sink;
 };
 
@@ -80,6 +85,26 @@ static const char *const action_names[XDP_ACTION_MAX] = {
 
 static volatile sig_atomic_t stop;
 static int pool_freed;
+
+/*
+ * Under --bounce the CPU's copy of every byte the device owns is
+ * PP_DMA_POISON until the driver syncs it for the CPU; a run of eight
+ * poison bytes in a frame means the driver (or the pool) synced the wrong
+ * range. Eight, because single poison bytes occur in real frames
+ * (checksums, ports); eight in a row do not in the wire's frames.
+ */
+static bool
+frame_has_poison(const unsigned char *p, const unsigned char *end)
+{
+	unsigned int run = 0;
+
+	for (; p < end; p++) {
+		run = *p == PP_DMA_POISON ? run + 1 : 0;
+		if (run == 8)
+			return true;
+	}
+	return false;
+}
 
 static uint32_t
 rxq_info_prog(struct xdp_md *ctx, void *priv)
@@ -95,6 +120,8 @@ rxq_info_prog(struct xdp_md *ctx, void *priv)
 		return st->action;
 	}
 	st->rxq[ctx->rx_queue_index][cpu]++;
+	if (st->check_stale && frame_has_poison(eth, ctx->data_end))
+		st->stale++;
 	if (st->options & (READ_MEM | SWAP_MAC)) {
 		if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
 			return XDP_ABORTED;
@@ -128,6 +155,8 @@ usage(const char *prog)
 	       " --duration SEC        stop after SEC seconds (0: at SIGINT)\n"
 	       " --iommu               DMA through the IOMMU model\n"
 	       " --coherent            a cache-coherent DMA device (no syncs)\n"
+	       " --bounce              DMA device in bounce mode, poisoning\n"
+	       "                       unsynced bytes (with or without --iommu)\n"
 	       " --size BYTES          frame size on the wire (64)\n"
 	       " --flows N             UDP flows on the wire (1)\n"
 	       " --queues N            RX queues, flows spread by RSS (1)\n"
@@ -284,6 +313,7 @@ main(int argc, char **argv)
 		{ "wire", required_argument, NULL, 'W' },
 		{ "queues", required_argument, NULL, 'Q' },
 		{ "coherent", no_argument, NULL, 'C' },
+		{ "bounce", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -301,7 +331,8 @@ main(int argc, char **argv)
 	unsigned int interval = 2, duration = 0, want = 0, ndev = 0, i, q, nq;
 	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST, options = NO_TOUCH;
 	bool sep = true, iommu = false, watching = false, wire_thread = false;
-	bool coherent = false;
+	bool coherent = false, bounce = false;
+	unsigned int dflags;
 	double t0, tlast, t;
 	uint64_t iter = 0, rx, sent;
 	int opt, action, ret, rc = EXIT_OK;
@@ -359,6 +390,9 @@ main(int argc, char **argv)
 		case 'C':
 			coherent = true;
 			break;
+		case 'B':
+			bounce = true;
+			break;
 		case 'Q':
 			nopts.queues = (unsigned int)pp_tool_parse_num(
 				prog_name, "--queues", optarg, 1, 16);
@@ -403,6 +437,11 @@ main(int argc, char **argv)
 	}
 	if (action == XDP_TX)
 		options |= SWAP_MAC;
+	if (bounce && coherent) {
+		fprintf(stderr,
+			"ERR: --bounce needs syncs; --coherent has none\n");
+		return EXIT_FAIL_OPTION;
+	}
 	/* Our devices are the software NIC's: sim0 .. sim15. */
 	if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16) {
 		errno = ENODEV;
@@ -422,14 +461,19 @@ main(int argc, char **argv)
 		}
 	}
 
+	/* Bounce mode implies the DMA-API debug checks; poison makes a
+	 * wrong sync visible in the data, not only in the counters. */
+	dflags = coherent ? PP_DMA_F_COHERENT : 0;
+	if (bounce)
+		dflags |= PP_DMA_F_BOUNCE | PP_DMA_F_POISON;
 	if (iommu) {
 		struct pp_iommu_opts io = { .sz = sizeof(io),
-			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+			.flags = dflags };
 
 		dmadev = pp_iommu_create(&io);
 	} else {
 		struct pp_dma_dev_opts id = { .sz = sizeof(id),
-			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+			.flags = dflags };
 
 		dmadev = pp_dma_identity_create(&id);
 	}
@@ -477,6 +521,7 @@ main(int argc, char **argv)
 	}
 	cur->action = (uint32_t)action;
 	cur->options = options;
+	cur->check_stale = bounce;
 	cur->cpu = sched_getcpu();
 	if (cur->cpu < 0 || cur->cpu >= MAX_CPUS)
 		cur->cpu = 0;
@@ -567,7 +612,6 @@ main(int argc, char **argv)
 		rc = EXIT_FAIL;
 	}
 out_free:
-	free(cur);
 	free(prev);
 out_devs:
 	for (i = 0; i < ndev; i++)
@@ -582,6 +626,18 @@ out_devs:
 	    (ds.faults != 0 || ds.live_mappings != 0)) {
 		fprintf(stderr, "ERR: DMA: %" PRIu64 " faults, %" PRIu64
 			" mappings left\n", ds.faults, ds.live_mappings);
+		rc = EXIT_FAIL;
+	}
+	if (cur != NULL && cur->stale != 0) {
+		fprintf(stderr, "ERR: %" PRIu64
+			" frames read with poisoned (never synced) bytes\n",
+			cur->stale);
+		rc = EXIT_FAIL;
+	}
+	free(cur);
+	if (pp_dma_dev_get_stats(dmadev, &ds) == 0 && ds.debug_errors != 0) {
+		fprintf(stderr, "ERR: DMA: %" PRIu64 " DMA-API debug errors\n",
+			ds.debug_errors);
 		rc = EXIT_FAIL;
 	}
 	pp_dma_dev_destroy(dmadev);
