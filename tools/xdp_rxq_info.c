@@ -807,6 +807,14 @@ main(int argc, char **argv)
 			dev->stats.rx_length_errors, iter);
 		rc = EXIT_FAIL;
 	}
+	/* PP_DEBUG builds: page_pool's own checks saw no misuse. */
+	for (q = 0, iter = 0; q < nq; q++)
+		iter += page_pool_debug_errors(netsim_page_pool(dev, q));
+	if (iter != 0) {
+		fprintf(stderr, "ERR: page_pool: %" PRIu64 " debug errors\n",
+			iter);
+		rc = EXIT_FAIL;
+	}
 out_free:
 	free(prev);
 out_devs:
