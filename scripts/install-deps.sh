@@ -15,7 +15,10 @@ pkgs=(
 	systemtap-sdt-dev
 )
 if [ "${1:-}" = bench ]; then
-	pkgs+=(gnuplot-nox libmimalloc-dev libjemalloc-dev libdpdk-dev libck-dev)
+	# dpdk-dev carries dpdk-testpmd (bench/packet_path_suite.sh), dpdk
+	# its drivers (net_null).
+	pkgs+=(gnuplot-nox libmimalloc-dev libjemalloc-dev libdpdk-dev libck-dev
+		dpdk dpdk-dev)
 fi
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -39,6 +39,11 @@ expect_ok -N --iommu
 expect_ok -S
 expect_ok -S --no-recycle --iommu --size 1500 --flows 16
 expect_ok -S -F --wire thread
+# Bounce mode: a wrong sync would show as poisoned headers (a protocol
+# never sent) or a DMA-API debug error.
+expect_ok --bounce
+expect_ok -S --bounce --iommu
+expect_ok --bounce --iommu --no-recycle --wire thread --size 1500
 
 expect_usage_error eth0
 expect_usage_error

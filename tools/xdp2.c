@@ -12,9 +12,12 @@
  *
  * The device is a netsim NIC the tool creates; its wire runs inline in the
  * polling thread unless --wire thread. Our options beyond the sample's
- * -S, -N and -F: --duration, --no-recycle, --iommu, --size, --flows,
- * --wire. At exit the tool checks, as xdp_rxq_info does, that every frame
- * and page is accounted for and the DMA device saw no fault.
+ * -S, -N and -F: --duration, --no-recycle, --iommu, --bounce (the DMA
+ * device in bounce mode with poisoning: a wrong sync shows as poisoned
+ * headers, counted under a protocol never sent), --size, --flows, --wire.
+ * At exit the tool checks, as xdp_rxq_info does, that every frame and
+ * page is accounted for and the DMA device saw no fault or DMA-API debug
+ * error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -99,6 +102,8 @@ usage(const char *prog)
 		"    --duration SEC        stop after SEC seconds (0: at SIGINT)\n"
 		"    --no-recycle          release pages before building skbs\n"
 		"    --iommu               DMA through the IOMMU model\n"
+		"    --bounce              DMA device in bounce mode, poisoning\n"
+		"                          unsynced bytes\n"
 		"    --size BYTES          frame size on the wire (64)\n"
 		"    --flows N             UDP flows on the wire (1)\n"
 		"    --wire inline|thread  where the wire runs (inline)\n",
@@ -135,6 +140,7 @@ main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'D' },
 		{ "no-recycle", no_argument, NULL, 'R' },
 		{ "iommu", no_argument, NULL, 'I' },
+		{ "bounce", no_argument, NULL, 'B' },
 		{ "size", required_argument, NULL, 'L' },
 		{ "flows", required_argument, NULL, 'f' },
 		{ "wire", required_argument, NULL, 'W' },
@@ -152,7 +158,7 @@ main(int argc, char **argv)
 	const char *ifname;
 	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
 	unsigned int duration = 0, want = 0, ndev = 0, i;
-	bool iommu = false, wire_thread = false;
+	bool iommu = false, wire_thread = false, bounce = false;
 	uint64_t iter = 0, seen, rx;
 	double t0, tlast, t;
 	char check[IFNAMSIZ];
@@ -179,6 +185,9 @@ main(int argc, char **argv)
 			break;
 		case 'I':
 			iommu = true;
+			break;
+		case 'B':
+			bounce = true;
 			break;
 		case 'L':
 			nopts.frame_len = (unsigned int)pp_tool_parse_num(
@@ -222,7 +231,17 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	dmadev = iommu ? pp_iommu_create(NULL) : pp_dma_identity_create(NULL);
+	if (iommu) {
+		struct pp_iommu_opts io = { .sz = sizeof(io),
+			.flags = bounce ? PP_DMA_F_BOUNCE | PP_DMA_F_POISON : 0 };
+
+		dmadev = pp_iommu_create(&io);
+	} else {
+		struct pp_dma_dev_opts id = { .sz = sizeof(id),
+			.flags = bounce ? PP_DMA_F_BOUNCE | PP_DMA_F_POISON : 0 };
+
+		dmadev = pp_dma_identity_create(&id);
+	}
 	if (dmadev == NULL) {
 		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
 		return 1;
@@ -324,9 +343,11 @@ out:
 		rc = 1;
 	}
 	if (pp_dma_dev_get_stats(dmadev, &ds) == 0 &&
-	    (ds.faults != 0 || ds.live_mappings != 0)) {
+	    (ds.faults != 0 || ds.live_mappings != 0 ||
+	     ds.debug_errors != 0)) {
 		fprintf(stderr, "ERR: DMA: %" PRIu64 " faults, %" PRIu64
-			" mappings left\n", ds.faults, ds.live_mappings);
+			" debug errors, %" PRIu64 " mappings left\n", ds.faults,
+			ds.debug_errors, ds.live_mappings);
 		rc = 1;
 	}
 	pp_dma_dev_destroy(dmadev);

@@ -20,14 +20,18 @@
  * the numbers are the per-core cost of the RX path. Our options:
  * --no-recycle (release pages from the pool before the skb is built: the
  * seed's page_pool_release_page column), --duration, --iommu (the IOMMU
- * model instead of the identity DMA device), --size and --flows (the
- * wire's frames), --wire thread (the wire on its own thread, the NIC
- * working while the CPU polls).
+ * model instead of the identity DMA device), --bounce (the DMA device in
+ * bounce mode with poisoning, as swiotlb=force with DMA-API debugging: a
+ * driver that syncs a wrong range shows stale bytes), --size and --flows
+ * (the wire's frames), --pcap FILE (the wire replays a classic pcap
+ * file's frames instead), --wire thread (the wire on its own thread, the
+ * NIC working while the CPU polls).
  *
  * At exit the device is destroyed and the tool checks that every page came
  * back (the queue's page_pool is freed at once), that the DMA device saw
- * no fault and holds no mapping, and that every frame is accounted for;
- * otherwise it reports and exits 1.
+ * no fault or DMA-API debug error and holds no mapping, that every frame
+ * is accounted for and, with --bounce, that the program never read a
+ * poisoned (never synced) byte; otherwise it reports and exits 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -67,6 +71,8 @@ struct prog_state {
 	uint64_t issue[MAX_CPUS];
 	uint64_t rxq[MAX_RXQS][MAX_CPUS];
 	uint64_t rxq_issue;
+	uint64_t stale;			/* --bounce: frames with poison */
+	bool check_stale;
 	volatile uint16_t sink;
 };
 
@@ -80,6 +86,175 @@ static const char *const action_names[XDP_ACTION_MAX] = {
 
 static volatile sig_atomic_t stop;
 static int pool_freed;
+
+/* Frames of a pcap file, for netsim_wire_replay(). */
+struct pcap_frames {
+	unsigned char *buf;
+	const void **frames;
+	unsigned int *lens;
+	unsigned int n;
+};
+
+static uint32_t
+pcap_u32(const unsigned char *b, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/*
+ * Read a classic pcap file (not pcapng): the 24-byte global header with
+ * the magic of microsecond or nanosecond timestamps in either byte order,
+ * version 2.x, link type Ethernet (1); then records of a 16-byte header
+ * and the captured bytes. Anything else is refused with a message naming
+ * the file and what is wrong, so a bad file never reaches the wire.
+ * Return: 0, or -1 after the message.
+ */
+static int
+pcap_load(const char *path, struct pcap_frames *pf)
+{
+	unsigned char gh[24], rh[16];
+	size_t cap = 0, used = 0, ncap = 0;
+	uint32_t magic, linktype, incl;
+	bool swap;
+	FILE *f;
+	int rc = -1;
+
+	memset(pf, 0, sizeof(*pf));
+	f = fopen(path, "rb");
+	if (f == NULL) {
+		fprintf(stderr, "ERR: --pcap %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fread(gh, 1, sizeof(gh), f) != sizeof(gh)) {
+		fprintf(stderr, "ERR: --pcap %s: too short for a pcap header\n",
+			path);
+		goto out;
+	}
+	memcpy(&magic, gh, 4);
+	if (magic == 0xa1b2c3d4u || magic == 0xa1b23c4du) {
+		swap = false;
+	} else if (magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u) {
+		swap = true;
+	} else {
+		fprintf(stderr,
+			"ERR: --pcap %s: not a classic pcap file (magic 0x%08x; pcapng is not read)\n",
+			path, magic);
+		goto out;
+	}
+	if ((swap ? (gh[4] << 8 | gh[5]) : (gh[5] << 8 | gh[4])) != 2) {
+		fprintf(stderr, "ERR: --pcap %s: pcap version is not 2.x\n",
+			path);
+		goto out;
+	}
+	linktype = pcap_u32(gh + 20, swap) & 0x0fffffffu;
+	if (linktype != 1) {
+		fprintf(stderr,
+			"ERR: --pcap %s: link type %u, not Ethernet (1)\n",
+			path, linktype);
+		goto out;
+	}
+	for (;;) {
+		size_t got = fread(rh, 1, sizeof(rh), f);
+
+		if (got == 0 && feof(f))
+			break;
+		if (got != sizeof(rh)) {
+			fprintf(stderr,
+				"ERR: --pcap %s: frame %u: truncated record header\n",
+				path, pf->n + 1);
+			goto out;
+		}
+		incl = pcap_u32(rh + 8, swap);
+		if (incl > NETSIM_REPLAY_MAX_LEN) {
+			fprintf(stderr,
+				"ERR: --pcap %s: frame %u: %u bytes captured, more than %u (a corrupt file?)\n",
+				path, pf->n + 1, incl, NETSIM_REPLAY_MAX_LEN);
+			goto out;
+		}
+		if (used + incl > cap) {
+			unsigned char *nb;
+
+			cap = (used + incl) * 2 + 4096;
+			nb = realloc(pf->buf, cap);
+			if (nb == NULL)
+				goto oom;
+			pf->buf = nb;
+		}
+		if (pf->n == ncap) {
+			unsigned int *nl;
+
+			ncap = ncap * 2 + 64;
+			if (ncap > UINT32_MAX / 2)
+				goto oom;
+			nl = realloc(pf->lens, ncap * sizeof(*nl));
+			if (nl == NULL)
+				goto oom;
+			pf->lens = nl;
+		}
+		if (fread(pf->buf + used, 1, incl, f) != incl) {
+			fprintf(stderr,
+				"ERR: --pcap %s: frame %u: truncated (%u bytes announced)\n",
+				path, pf->n + 1, incl);
+			goto out;
+		}
+		pf->lens[pf->n++] = incl;
+		used += incl;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "ERR: --pcap %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (pf->n == 0) {
+		fprintf(stderr, "ERR: --pcap %s: no frames\n", path);
+		goto out;
+	}
+	pf->frames = calloc(pf->n, sizeof(*pf->frames));
+	if (pf->frames == NULL)
+		goto oom;
+	for (used = 0, ncap = 0; ncap < pf->n; ncap++) {
+		pf->frames[ncap] = pf->buf + used;
+		used += pf->lens[ncap];
+	}
+	rc = 0;
+	goto out;
+oom:
+	fprintf(stderr, "ERR: --pcap %s: out of memory\n", path);
+out:
+	fclose(f);
+	return rc;
+}
+
+static void
+pcap_free(struct pcap_frames *pf)
+{
+	free(pf->buf);
+	free(pf->frames);
+	free(pf->lens);
+	memset(pf, 0, sizeof(*pf));
+}
+
+/*
+ * Under --bounce the CPU's copy of every byte the device owns is
+ * PP_DMA_POISON until the driver syncs it for the CPU; a run of eight
+ * poison bytes in a frame means the driver (or the pool) synced the wrong
+ * range. Eight, because single poison bytes occur in real frames
+ * (checksums, ports); eight in a row do not in the wire's frames.
+ */
+static bool
+frame_has_poison(const unsigned char *p, const unsigned char *end)
+{
+	unsigned int run = 0;
+
+	for (; p < end; p++) {
+		run = *p == PP_DMA_POISON ? run + 1 : 0;
+		if (run == 8)
+			return true;
+	}
+	return false;
+}
 
 static uint32_t
 rxq_info_prog(struct xdp_md *ctx, void *priv)
@@ -95,6 +270,8 @@ rxq_info_prog(struct xdp_md *ctx, void *priv)
 		return st->action;
 	}
 	st->rxq[ctx->rx_queue_index][cpu]++;
+	if (st->check_stale && frame_has_poison(eth, ctx->data_end))
+		st->stale++;
 	if (st->options & (READ_MEM | SWAP_MAC)) {
 		if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
 			return XDP_ABORTED;
@@ -128,8 +305,12 @@ usage(const char *prog)
 	       " --duration SEC        stop after SEC seconds (0: at SIGINT)\n"
 	       " --iommu               DMA through the IOMMU model\n"
 	       " --coherent            a cache-coherent DMA device (no syncs)\n"
+	       " --bounce              DMA device in bounce mode, poisoning\n"
+	       "                       unsynced bytes (with or without --iommu)\n"
 	       " --size BYTES          frame size on the wire (64)\n"
 	       " --flows N             UDP flows on the wire (1)\n"
+	       " --pcap FILE           replay a classic pcap file's frames\n"
+	       "                       instead of generating them\n"
 	       " --queues N            RX queues, flows spread by RSS (1)\n"
 	       " --wire inline|thread  the wire in the polling thread (inline,\n"
 	       "                       the default) or on its own thread\n"
@@ -284,6 +465,8 @@ main(int argc, char **argv)
 		{ "wire", required_argument, NULL, 'W' },
 		{ "queues", required_argument, NULL, 'Q' },
 		{ "coherent", no_argument, NULL, 'C' },
+		{ "bounce", no_argument, NULL, 'B' },
+		{ "pcap", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -301,7 +484,11 @@ main(int argc, char **argv)
 	unsigned int interval = 2, duration = 0, want = 0, ndev = 0, i, q, nq;
 	uint32_t xdp_flags = XDP_FLAGS_UPDATE_IF_NOEXIST, options = NO_TOUCH;
 	bool sep = true, iommu = false, watching = false, wire_thread = false;
-	bool coherent = false;
+	bool coherent = false, bounce = false;
+	const char *pcap_path = NULL;
+	struct pcap_frames pf = { 0 };
+	unsigned int too_long = 0;
+	unsigned int dflags;
 	double t0, tlast, t;
 	uint64_t iter = 0, rx, sent;
 	int opt, action, ret, rc = EXIT_OK;
@@ -359,6 +546,12 @@ main(int argc, char **argv)
 		case 'C':
 			coherent = true;
 			break;
+		case 'B':
+			bounce = true;
+			break;
+		case 'P':
+			pcap_path = optarg;
+			break;
 		case 'Q':
 			nopts.queues = (unsigned int)pp_tool_parse_num(
 				prog_name, "--queues", optarg, 1, 16);
@@ -403,6 +596,16 @@ main(int argc, char **argv)
 	}
 	if (action == XDP_TX)
 		options |= SWAP_MAC;
+	if (pcap_path != NULL && (nopts.frame_len != 0 || nopts.flows != 0)) {
+		fprintf(stderr,
+			"ERR: --pcap replays the file's frames; no --size or --flows\n");
+		return EXIT_FAIL_OPTION;
+	}
+	if (bounce && coherent) {
+		fprintf(stderr,
+			"ERR: --bounce needs syncs; --coherent has none\n");
+		return EXIT_FAIL_OPTION;
+	}
 	/* Our devices are the software NIC's: sim0 .. sim15. */
 	if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16) {
 		errno = ENODEV;
@@ -422,19 +625,40 @@ main(int argc, char **argv)
 		}
 	}
 
+	if (pcap_path != NULL) {
+		if (pcap_load(pcap_path, &pf) != 0)
+			return EXIT_FAIL_OPTION;
+		for (i = 0; i < pf.n; i++)
+			if (pf.lens[i] > SKB_WITH_OVERHEAD(PAGE_SIZE) -
+					 XDP_PACKET_HEADROOM ||
+			    pf.lens[i] < ETH_HLEN)
+				too_long++;
+		if (too_long != 0)
+			fprintf(stderr,
+				"WARN: --pcap %s: %u of %u frames shorter than %u or longer than the RX buffer (%lu bytes): the NIC drops them (rx_length_errors)\n",
+				pcap_path, too_long, pf.n, ETH_HLEN,
+				(unsigned long)(SKB_WITH_OVERHEAD(PAGE_SIZE) -
+						XDP_PACKET_HEADROOM));
+	}
+	/* Bounce mode implies the DMA-API debug checks; poison makes a
+	 * wrong sync visible in the data, not only in the counters. */
+	dflags = coherent ? PP_DMA_F_COHERENT : 0;
+	if (bounce)
+		dflags |= PP_DMA_F_BOUNCE | PP_DMA_F_POISON;
 	if (iommu) {
 		struct pp_iommu_opts io = { .sz = sizeof(io),
-			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+			.flags = dflags };
 
 		dmadev = pp_iommu_create(&io);
 	} else {
 		struct pp_dma_dev_opts id = { .sz = sizeof(id),
-			.flags = coherent ? PP_DMA_F_COHERENT : 0 };
+			.flags = dflags };
 
 		dmadev = pp_dma_identity_create(&id);
 	}
 	if (dmadev == NULL) {
 		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
+		pcap_free(&pf);
 		return EXIT_FAIL;
 	}
 	nopts.dma_dev = dmadev;
@@ -463,6 +687,15 @@ main(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out_devs;
 	}
+	if (pf.n != 0) {
+		ret = netsim_wire_replay(dev, pf.frames, pf.lens, pf.n);
+		if (ret != 0) {
+			fprintf(stderr, "ERR: --pcap %s: %s\n", pcap_path,
+				strerror(-ret));
+			rc = EXIT_FAIL;
+			goto out_devs;
+		}
+	}
 	pool = netsim_page_pool(dev, 0);
 	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
 	page_pool_destroy(pool);	/* the reference just taken */
@@ -477,6 +710,7 @@ main(int argc, char **argv)
 	}
 	cur->action = (uint32_t)action;
 	cur->options = options;
+	cur->check_stale = bounce;
 	cur->cpu = sched_getcpu();
 	if (cur->cpu < 0 || cur->cpu >= MAX_CPUS)
 		cur->cpu = 0;
@@ -555,19 +789,33 @@ main(int argc, char **argv)
 	 * the program saw every one the driver received. */
 	netsim_get_stats(dev, &ws);
 	rx = pp_load_relaxed(&dev->stats.rx_packets);
+	if (dev->stats.rx_length_errors != 0)
+		printf("\nDropped by the NIC, too long or too short: %" PRIu64
+		       " frames (rx_length_errors)\n",
+		       dev->stats.rx_length_errors);
 	sent = ws.wire_sent;
 	for (i = 0, iter = 0; i < MAX_CPUS; i++)
 		iter += cur->rx[i];
-	if (sent != rx + dev->stats.rx_missed_errors + ws.dma_errors ||
+	if (sent != rx + dev->stats.rx_missed_errors + ws.dma_errors +
+		    dev->stats.rx_length_errors ||
 	    iter != rx - dev->stats.rx_dropped) {
 		fprintf(stderr,
 			"ERR: frames unaccounted: wire %" PRIu64 ", received %" PRIu64
-			", missed %" PRIu64 ", seen by XDP %" PRIu64 "\n",
-			sent, rx, dev->stats.rx_missed_errors, iter);
+			", missed %" PRIu64 ", length errors %" PRIu64
+			", seen by XDP %" PRIu64 "\n",
+			sent, rx, dev->stats.rx_missed_errors,
+			dev->stats.rx_length_errors, iter);
+		rc = EXIT_FAIL;
+	}
+	/* PP_DEBUG builds: page_pool's own checks saw no misuse. */
+	for (q = 0, iter = 0; q < nq; q++)
+		iter += page_pool_debug_errors(netsim_page_pool(dev, q));
+	if (iter != 0) {
+		fprintf(stderr, "ERR: page_pool: %" PRIu64 " debug errors\n",
+			iter);
 		rc = EXIT_FAIL;
 	}
 out_free:
-	free(cur);
 	free(prev);
 out_devs:
 	for (i = 0; i < ndev; i++)
@@ -582,6 +830,19 @@ out_devs:
 	    (ds.faults != 0 || ds.live_mappings != 0)) {
 		fprintf(stderr, "ERR: DMA: %" PRIu64 " faults, %" PRIu64
 			" mappings left\n", ds.faults, ds.live_mappings);
+		rc = EXIT_FAIL;
+	}
+	if (cur != NULL && cur->stale != 0) {
+		fprintf(stderr, "ERR: %" PRIu64
+			" frames read with poisoned (never synced) bytes\n",
+			cur->stale);
+		rc = EXIT_FAIL;
+	}
+	free(cur);
+	pcap_free(&pf);
+	if (pp_dma_dev_get_stats(dmadev, &ds) == 0 && ds.debug_errors != 0) {
+		fprintf(stderr, "ERR: DMA: %" PRIu64 " DMA-API debug errors\n",
+			ds.debug_errors);
 		rc = EXIT_FAIL;
 	}
 	pp_dma_dev_destroy(dmadev);

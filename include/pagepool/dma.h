@@ -146,9 +146,10 @@ struct device;
 #define PP_DMA_F_BOUNCE		(1u << 4)
 /*
  * With PP_DMA_F_BOUNCE: the CPU's copy of a range the device owns for
- * DMA_FROM_DEVICE (after map, and after sync for device in that direction)
- * is filled with PP_DMA_POISON, so bytes read without a sync for the CPU
- * are visibly stale instead of plausibly old.
+ * DMA_FROM_DEVICE or DMA_BIDIRECTIONAL (after map, and after sync for
+ * device in those directions, once the CPU's bytes are copied out) is
+ * filled with PP_DMA_POISON, so bytes read without a sync for the CPU are
+ * visibly stale instead of plausibly old.
  */
 #define PP_DMA_F_POISON		(1u << 5)
 #define PP_DMA_F_ALL \

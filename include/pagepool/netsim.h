@@ -29,7 +29,8 @@
  * realistic case: the NIC works while the CPU polls). With several queues
  * the flows are spread by a hash of their UDP port (RSS: hash modulo the
  * queue count), each queue's wire sending only its own flows; the hash
- * reaches the skb (skb->hash).
+ * reaches the skb (skb->hash). netsim_wire_replay() makes the wire replay
+ * given frames (a pcap file's) instead.
  */
 #ifndef PAGEPOOL_NETSIM_H
 #define PAGEPOOL_NETSIM_H
@@ -96,6 +97,26 @@ PP_API void netsim_destroy(struct net_device *dev);
  */
 PP_API int netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 			   unsigned int flows);
+
+/* The longest frame netsim_wire_replay() takes (a jumbo frame's worth). */
+#define NETSIM_REPLAY_MAX_LEN	65535u
+
+/**
+ * netsim_wire_replay() - the wire replays @n frames from now on, in
+ * order and over again, instead of generating them (a pcap replay).
+ * @frames: the frames' bytes (copied); @lens: their lengths.
+ * With several queues RSS spreads them by a hash of their IPv4 addresses
+ * and ports (of their MAC addresses if not IPv4). A frame shorter than
+ * ETH_HLEN or longer than the RX buffer (see netsim_wire_set()) is dropped
+ * by the NIC as it arrives, counted in wire_sent and rx_length_errors.
+ * @n 0, or netsim_wire_set(), returns to generated frames.
+ * Return: 0; -EINVAL (not a netsim device, NULL arrays with @n > 0, a
+ * length above NETSIM_REPLAY_MAX_LEN); -ENOMEM; -EBUSY (a wire thread
+ * runs).
+ */
+PP_API int netsim_wire_replay(struct net_device *dev,
+			      const void *const *frames,
+			      const unsigned int *lens, unsigned int n);
 
 /**
  * netsim_wire_rx() - the device's work on queue @queue: transmit what is

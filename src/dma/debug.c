@@ -294,9 +294,12 @@ _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
 	if (bounce != NULL) {
 		dma_count(dev, DMA_C_bounce_maps, 1);
 		dma_count(dev, DMA_C_bytes_bounced, size);
-		/* The device owns a FROM_DEVICE buffer from now on: what the
-		 * CPU still holds there is stale by the DMA API's rules. */
-		if ((dev->flags & PP_DMA_F_POISON) && dir == DMA_FROM_DEVICE)
+		/* The device owns a FROM_DEVICE or BIDIRECTIONAL buffer from
+		 * now on: what the CPU still holds there is stale by the DMA
+		 * API's rules. BIDIRECTIONAL too, because XDP drivers map
+		 * their RX pages so (for XDP_TX), and their wrong RX syncs
+		 * would otherwise read the page's previous, plausible frame. */
+		if ((dev->flags & PP_DMA_F_POISON) && dir != DMA_TO_DEVICE)
 			memset(vaddr, PP_DMA_POISON, size);
 	}
 	pp_spin_lock(&dbg->lock);
@@ -407,8 +410,9 @@ dbg_sync(struct device *dev, dma_addr_t addr, size_t size,
 			memcpy(m->bounce + off, m->cpu + off, size);
 			bounced = size;
 		}
+		/* After the copy out: the CPU's bytes are the device's now. */
 		if (m->bounce != NULL && (dev->flags & PP_DMA_F_POISON) &&
-		    dir == DMA_FROM_DEVICE)
+		    dir != DMA_TO_DEVICE)
 			memset(m->cpu + off, PP_DMA_POISON, size);
 		own_set(m->owned, off, size, false);
 	}

@@ -89,6 +89,7 @@ struct sim_queue {
 	unsigned int hw_tx;		/* device */
 
 	unsigned int flow;		/* the wire's next flow */
+	unsigned int replay_next;	/* the wire's next replayed frame */
 	/* The wire's counters, per queue: each queue's wire may run on its
 	 * own thread, and a shared single-writer counter would lose counts. */
 	struct netsim_stats wstats;
@@ -110,6 +111,13 @@ struct sim_priv {
 	unsigned int ring_size;
 	unsigned int frame_len;
 	unsigned int flows;
+	/* Replayed frames (netsim_wire_replay()), all queues' wires reading
+	 * them; changed only while no wire thread runs. */
+	unsigned char *replay;
+	uint32_t *replay_off;
+	uint32_t *replay_len;
+	uint32_t *replay_hash;
+	unsigned int nreplay;
 	struct bpf_prog *xdp_prog;
 	struct sim_queue *q;
 };
@@ -173,6 +181,80 @@ sim_build_frames(struct net_device *dev, struct sim_priv *p)
 	}
 }
 
+static void
+sim_replay_free(struct sim_priv *p)
+{
+	free(p->replay);
+	free(p->replay_off);
+	free(p->replay_len);
+	free(p->replay_hash);
+	p->replay = NULL;
+	p->replay_off = p->replay_len = p->replay_hash = NULL;
+	p->nreplay = 0;
+}
+
+/* A replayed frame's flow hash: the IPv4 addresses and ports when it has
+ * them, else the MAC addresses, so RSS keeps each flow on one queue. */
+static uint32_t
+sim_frame_hash(const unsigned char *f, uint32_t len)
+{
+	unsigned int from = 0, to = 2 * ETH_ALEN, i;
+	uint32_t h = 2166136261u;
+
+	if (len >= ETH_HLEN + 20 + 4 && f[12] == 0x08 && f[13] == 0x00) {
+		from = ETH_HLEN + 12;
+		to = ETH_HLEN + 20 + 4;
+	}
+	if (len < to)
+		to = len;
+	for (i = from; i < to; i++)
+		h = (h ^ f[i]) * 16777619u;	/* FNV-1a */
+	return h;
+}
+
+int
+netsim_wire_replay(struct net_device *dev, const void *const *frames,
+		   const unsigned int *lens, unsigned int n)
+{
+	struct sim_priv *p = sim_priv_of(dev);
+	size_t total = 0, off = 0;
+	unsigned int i;
+
+	if (p == NULL || (n != 0 && (frames == NULL || lens == NULL)))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (frames[i] == NULL || lens[i] > NETSIM_REPLAY_MAX_LEN)
+			return -EINVAL;
+		total += lens[i];
+	}
+	for (i = 0; i < p->nq; i++)
+		if (p->q[i].wire_running)
+			return -EBUSY;
+	sim_replay_free(p);
+	for (i = 0; i < p->nq; i++)
+		p->q[i].replay_next = 0;
+	if (n == 0)
+		return 0;
+	p->replay = malloc(total != 0 ? total : 1);
+	p->replay_off = calloc(n, sizeof(*p->replay_off));
+	p->replay_len = calloc(n, sizeof(*p->replay_len));
+	p->replay_hash = calloc(n, sizeof(*p->replay_hash));
+	if (p->replay == NULL || p->replay_off == NULL ||
+	    p->replay_len == NULL || p->replay_hash == NULL) {
+		sim_replay_free(p);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(p->replay + off, frames[i], lens[i]);
+		p->replay_off[i] = (uint32_t)off;
+		p->replay_len[i] = lens[i];
+		p->replay_hash[i] = sim_frame_hash(frames[i], lens[i]);
+		off += lens[i];
+	}
+	p->nreplay = n;
+	return 0;
+}
+
 int
 netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 		unsigned int flows)
@@ -188,6 +270,7 @@ netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 	for (i = 0; i < p->nq; i++)
 		if (p->q[i].wire_running)
 			return -EBUSY;
+	sim_replay_free(p);
 	p->frame_len = frame_len;
 	p->flows = flows;
 	sim_build_frames(dev, p);
@@ -252,6 +335,25 @@ sim_next_flow(const struct sim_priv *p, struct sim_queue *q,
 	return false;
 }
 
+/* The next replayed frame that RSS steers to @q, as sim_next_flow(). */
+static bool
+sim_next_replay(const struct sim_priv *p, struct sim_queue *q,
+		unsigned int *idx)
+{
+	unsigned int tries, i;
+
+	for (tries = 0; tries < p->nreplay; tries++) {
+		i = q->replay_next;
+		if (++q->replay_next == p->nreplay)
+			q->replay_next = 0;
+		if (p->nq == 1 || (p->replay_hash[i] >> 16) % p->nq == q->index) {
+			*idx = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Receive up to @max frames into posted buffers. @overrun: a frame that
  * finds no buffer is lost (counted missed), as on a wire that does not
@@ -265,27 +367,50 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 
 	for (n = 0; n < max; n++) {
 		struct sim_desc *d = &q->rx_ring[q->hw_rx & mask];
-		uint32_t hash;
+		const unsigned char *frame = q->frame;
+		uint32_t hash, len = p->frame_len;
+		unsigned int ri = 0;
 		uint16_t port;
 
+		if (p->nreplay != 0) {
+			if (!sim_next_replay(p, q, &ri))
+				break;	/* no frame hashes to this queue */
+			len = p->replay_len[ri];
+			/* A runt, or longer than the buffer (no scatter):
+			 * the MAC drops it before it needs a descriptor. */
+			if (len < ETH_HLEN || len > SIM_BUF_LEN) {
+				netdev_stat_add(q->wstats.wire_sent, 1);
+				netdev_stat_add(dev->stats.rx_length_errors, 1);
+				continue;
+			}
+		}
 		/* A8: pairs with release R8 in sim_rx_post(). */
 		if (!(pp_load_acquire(&d->status) & SIM_RX_EMPTY)) {
-			if (!overrun)
+			if (!overrun) {
+				/* The frame waits for a buffer. */
+				if (p->nreplay != 0)
+					q->replay_next = ri;
 				break;
+			}
 			netdev_stat_add(q->wstats.wire_sent, 1);
 			netdev_stat_add(dev->stats.rx_missed_errors, 1);
 			continue;
 		}
-		if (!sim_next_flow(p, q, &port, &hash))
-			break;	/* no flow hashes to this queue */
+		if (p->nreplay != 0) {
+			frame = p->replay + p->replay_off[ri];
+			hash = p->replay_hash[ri];
+		} else {
+			if (!sim_next_flow(p, q, &port, &hash))
+				break;	/* no flow hashes to this queue */
+			memcpy(q->frame + ETH_HLEN + 20 + 2, &port, 2);
+		}
 		netdev_stat_add(q->wstats.wire_sent, 1);
-		memcpy(q->frame + ETH_HLEN + 20 + 2, &port, 2);
-		if (pp_dma_dev_write(p->dma_dev, (dma_addr_t)d->addr, q->frame,
-				     p->frame_len) != 0) {
+		if (pp_dma_dev_write(p->dma_dev, (dma_addr_t)d->addr, frame,
+				     len) != 0) {
 			netdev_stat_add(q->wstats.dma_errors, 1);
 			continue;
 		}
-		d->len = p->frame_len;
+		d->len = len;
 		d->hash = hash;
 		/* R11: pairs with acquire A11 in sim_rx(). */
 		pp_store_release(&d->status, 0u);
@@ -844,6 +969,7 @@ sim_uninit(struct net_device *dev)
 	for (i = 0; i < p->nq; i++)
 		netif_napi_del(&p->q[i].napi);
 	free(p->q);
+	sim_replay_free(p);
 	if (p->own_dma)
 		pp_dma_dev_destroy(p->dma_dev);
 }

@@ -356,9 +356,23 @@ debug_alloc_check(struct page_pool *pool, struct page *page)
 	if (ref == 0) {
 		const unsigned char *p = page_address(page);
 		size_t i, len = PAGE_SIZE << pool->p.order;
+		size_t dev_lo = 0, dev_hi = 0;
 
+		/*
+		 * The pool poisons a returned page before it syncs it for the
+		 * device; on a bounce device with PP_DMA_F_POISON that sync
+		 * fills the CPU's copy of the synced range (at most max_len
+		 * at offset) with PP_DMA_POISON, the device's doing, not a
+		 * stale write.
+		 */
+		if (pp_load_relaxed(&pool->dma_sync)) {
+			dev_lo = pool->p.offset;
+			dev_hi = dev_lo + pool->p.max_len;
+		}
 		for (i = 0; i < len; i++) {
-			if (p[i] != PP_POISON_FREE) {
+			if (p[i] != PP_POISON_FREE &&
+			    !(p[i] == PP_DMA_POISON && i >= dev_lo &&
+			      i < dev_hi)) {
 				char what[96];
 
 				snprintf(what, sizeof(what),
