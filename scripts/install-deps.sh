@@ -12,6 +12,7 @@ pkgs=(
 	build-essential clang meson ninja-build pkg-config python3
 	libnuma-dev numactl
 	spin groff-base valgrind clang-tidy
+	iproute2 iputils-ping liburing-dev
 )
 if [ "${1:-}" = bench ]; then
 	pkgs+=(gnuplot-nox libmimalloc-dev libjemalloc-dev libdpdk-dev libck-dev)
