@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <pagepool/page.h>
 
@@ -193,6 +194,14 @@ upp_recv(struct upp *u, struct upp_pkt *pkts, int max, bool wait_one)
 		err = upp_arm(u, u->fd);
 		if (err < 0)
 			return err;
+	}
+	if (wait_one && !u->armed && u->nr_posted == 0 &&
+	    io_uring_cq_ready(&u->ring) == 0) {
+		/* The pool is dry and the kernel has no buffer: nothing can
+		 * complete until the application returns a page, so wait a
+		 * little for one instead of spinning on the pool. */
+		usleep(20);
+		return 0;
 	}
 	if (wait_one && u->armed && io_uring_cq_ready(&u->ring) == 0) {
 		struct __kernel_timespec ts = { .tv_sec = 0,

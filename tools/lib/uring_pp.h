@@ -36,7 +36,8 @@ struct upp_stats {
 	unsigned long long bytes;
 	unsigned long long arms;	/* multishot recv (re)armed */
 	unsigned long long enobufs;	/* kernel found the buffer ring empty */
-	unsigned long long starved;	/* re-post waited: pool had no page */
+	unsigned long long starved;	/* re-post rounds that found the pool
+					 * dry (ids left waiting) */
 };
 
 struct upp {
@@ -75,7 +76,8 @@ int upp_arm(struct upp *u, int fd);
  * upp_recv() - up to @max datagrams into @pkts; the caller owns each page
  * and gives it back to the pool from any thread. Re-posts consumed ids
  * first, re-arms a multishot recv the kernel ended. @wait_one: block until
- * at least one completion arrives.
+ * at least one completion arrives (at most 100 ms), or, when no buffer is
+ * posted because the pool is dry, sleep 20 us and return 0.
  * Return: the number of datagrams, or -errno (a recv error).
  */
 int upp_recv(struct upp *u, struct upp_pkt *pkts, int max, bool wait_one);
