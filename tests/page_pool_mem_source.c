@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <pagepool/dma.h>
 #include <pagepool/page_pool.h>
 
 #include "page_helpers.h"
@@ -164,6 +165,114 @@ test_user(void)
 	munmap(region, len);
 }
 
+/*
+ * An AF_XDP-style device: the DMA address of a page is its offset in the
+ * UMEM (the user region), so the region's first page has DMA address 0.
+ */
+static dma_addr_t
+umem_map(struct device *dev, void *vaddr, size_t size,
+	 enum dma_data_direction dir, unsigned long attrs)
+{
+	struct pp_mem_source *src = pp_dma_dev_priv(dev);
+	struct page *page = virt_to_page(vaddr);
+	uint64_t off;
+
+	(void)size;
+	(void)dir;
+	(void)attrs;
+	if (page == NULL || pp_mem_source_page_offset(src, page, &off) != 0) {
+		errno = EINVAL;
+		return DMA_MAPPING_ERROR;
+	}
+	return off + ((uintptr_t)vaddr & (PAGE_SIZE - 1));
+}
+
+static int
+umem_unmap(struct device *dev, dma_addr_t addr, size_t size,
+	   enum dma_data_direction dir, unsigned long attrs)
+{
+	(void)dev;
+	(void)addr;
+	(void)size;
+	(void)dir;
+	(void)attrs;
+	return 0;
+}
+
+static void
+test_umem_dma(void)
+{
+	const size_t len = 4UL << 20;
+	static struct page *pages[1024];
+	struct pp_dma_ops ops = { .sz = sizeof(ops), .map_page = umem_map,
+				  .unmap_page = umem_unmap };
+	struct page_pool_params pp;
+	struct pp_mem_source *src;
+	struct page_pool *pool;
+	struct device *dev;
+	unsigned char *seen;
+	char *region;
+	uint64_t off;
+	int i, n;
+
+	region = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(region != MAP_FAILED);
+	{
+		PP_OPTS(pp_mem_source_opts, o, .kind = PP_MEM_USER,
+			.addr = region, .len = len, .nid = NUMA_NO_NODE);
+
+		src = pp_mem_source_create(&o);
+		CHECK(src != NULL);
+	}
+	dev = pp_dma_dev_create_ops(&ops, src, NULL);
+	CHECK(dev != NULL);
+	memset(&pp, 0, sizeof(pp));
+	pp.nid = NUMA_NO_NODE;
+	pp.pool_size = 1024;
+	pp.dev = dev;
+	pp.dma_dir = DMA_FROM_DEVICE;
+	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_MEM_SOURCE;
+	pp.mem_source = pp_mem_source_id(src);
+	pool = page_pool_create(&pp);
+	CHECK(pool != NULL);
+
+	/* Every page of the UMEM, each with its offset as DMA address,
+	 * offset 0 included; twice, the second time recycled. */
+	seen = calloc(1024, 1);
+	CHECK(seen != NULL);
+	for (int round = 0; round < 2; round++) {
+		memset(seen, 0, 1024);
+		for (n = 0; n < 1024; n++) {
+			pages[n] = page_pool_dev_alloc_pages(pool);
+			CHECK(pages[n] != NULL);
+			CHECK_EQ(pp_mem_source_page_offset(src, pages[n], &off),
+				 0);
+			CHECK_EQ(page_pool_get_dma_addr(pages[n]), off);
+			CHECK(seen[off / PAGE_SIZE] == 0);
+			seen[off / PAGE_SIZE] = 1;
+		}
+		CHECK(page_pool_dev_alloc_pages(pool) == NULL);
+		for (i = 0; i < n; i++)
+			page_pool_put_full_page(pool, pages[i], false);
+	}
+	free(seen);
+	page_pool_destroy(pool);
+	{
+		struct pp_dma_stats ds;
+
+		memset(&ds, 0, sizeof(ds));
+		ds.sz = sizeof(ds);
+		CHECK_EQ(pp_dma_dev_get_stats(dev, &ds), 0);
+		CHECK_EQ(ds.live_mappings, 0);
+		CHECK_EQ(ds.maps, 1024);
+		CHECK_EQ(ds.unmaps, 1024);
+	}
+	CHECK_EQ(pp_mem_source_destroy(src), 0);
+	pp_dma_dev_destroy(dev);
+	munmap(region, len);
+}
+
 static void
 test_badinput(void)
 {
@@ -219,5 +328,6 @@ main(void)
 	test_badinput();
 	test_memfd();
 	test_user();
+	test_umem_dma();
 	return T_EXIT_PASS;
 }
