@@ -13,6 +13,7 @@ pkgs=(
 	libnuma-dev numactl
 	spin groff-base valgrind clang-tidy
 	systemtap-sdt-dev
+	iproute2 iputils-ping liburing-dev
 )
 if [ "${1:-}" = bench ]; then
 	# dpdk-dev carries dpdk-testpmd (bench/packet_path_suite.sh), dpdk

@@ -584,6 +584,15 @@ PP_API int pp_mem_source_destroy(struct pp_mem_source *src);
  */
 PP_API struct pp_mem_source *pp_mem_source_default(void);
 
+/**
+ * pp_mem_source_id() - the id that names @src in page_pool_params.mem_source.
+ *
+ * Ids are >= 1, unique among live sources, and reused only after the
+ * source is destroyed (cyclically, like page_pool ids).
+ * Return: the id; -EINVAL for NULL.
+ */
+PP_API int pp_mem_source_id(const struct pp_mem_source *src);
+
 /** pp_mem_source_kind() - the kind of memory @src really uses. */
 PP_API int pp_mem_source_kind(const struct pp_mem_source *src);
 

@@ -38,9 +38,15 @@ extern "C" {
 #define PP_FLAG_SYSTEM_POOL		(1u << 2)
 /* Memory-provider pools in the kernel; accepted, no userspace meaning. */
 #define PP_FLAG_ALLOW_UNREADABLE_NETMEM	(1u << 3)
+/* pagepool extension: take the pool's pages from the memory source named
+ * by page_pool_params.mem_source instead of the default one. A high bit,
+ * so the kernel's future flags can keep their values here. The flag makes
+ * the field count: programs built against 0.1, whose padding the field
+ * occupies, cannot have set it (0.1 refuses unknown flags). */
+#define PP_FLAG_MEM_SOURCE		(1u << 16)
 #define PP_FLAG_ALL                                                          \
 	(PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL |      \
-	 PP_FLAG_ALLOW_UNREADABLE_NETMEM)
+	 PP_FLAG_ALLOW_UNREADABLE_NETMEM | PP_FLAG_MEM_SOURCE)
 
 /*
  * The alloc cache: a LIFO of 128 pages refilled 64 at a time. 64 is the
@@ -165,6 +171,13 @@ struct page_pool_params_slow {
  *	mappings, so destroy leaves in-flight pages mapped and their late
  *	unmap reaches a device that may be gone (the seed-003 crash). For
  *	tests and demonstrations only.
+ * @mem_source: with PP_FLAG_MEM_SOURCE, the id (pp_mem_source_id()) of
+ *	the memory source the pool's pages come from: a memfd, hugepages, or
+ *	a user region such as an AF_XDP UMEM or io_uring buffers. An id and
+ *	not a pointer because it sits in what was the struct's tail padding
+ *	in pagepool 0.1, which has room for 32 bits. The pool holds the
+ *	source until it is freed (pp_mem_source_destroy() says EBUSY).
+ *	Ignored without the flag.
  */
 struct page_pool_params {
 	union {
@@ -182,6 +195,8 @@ struct page_pool_params {
 	unsigned int defer_ms;
 	unsigned int defer_warn_ms;
 	bool dma_untracked;
+	/* pagepool 0.2, in the 0.1 struct's tail padding. */
+	int mem_source;
 };
 
 #undef __PP_PARAMS_FAST_MEMBERS
@@ -201,6 +216,9 @@ PP_STATIC_ASSERT(offsetof(struct page_pool_params, netdev) ==
 			 10 * sizeof(void *) &&
 		 sizeof(struct page_pool_params) == 12 * sizeof(void *),
 		 "struct page_pool_params keeps the layout of pagepool 0.1");
+PP_STATIC_ASSERT(offsetof(struct page_pool_params, mem_source) ==
+			 offsetof(struct page_pool_params, dma_untracked) + 4,
+		 "mem_source fills the 0.1 tail padding, nothing moves");
 #endif
 
 /**
@@ -296,6 +314,9 @@ struct page_pool {
 	struct pp_dma_track *dma_track;
 	struct page_pool *registry_next;
 	struct page_pool *deferred_next;
+	struct pp_mem_source *src;	/* where pages come from */
+	int src_nid;			/* node of all its pages, or
+					 * NUMA_NO_NODE */
 };
 
 #ifdef __cplusplus

@@ -91,6 +91,87 @@ static struct pp_mem_source *default_src;
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
+ * Live sources by id. page_pool_params names a source by a 32-bit id
+ * rather than a pointer because the 0.1 layout of the params has room for
+ * 32 bits only (its tail padding); the registry also counts the pools on
+ * each source, so a source cannot be destroyed under a pool that has not
+ * allocated yet.
+ */
+static pthread_mutex_t src_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pp_mem_source *src_reg_head;
+static int src_reg_next_id = 1;
+
+/* Assign a cyclic id >= 1 not used by a live source and link @src. */
+static void
+src_reg_add(struct pp_mem_source *src)
+{
+	struct pp_mem_source *it;
+	int id;
+
+	pthread_mutex_lock(&src_reg_lock);
+	for (;;) {
+		id = src_reg_next_id;
+		src_reg_next_id = id == INT32_MAX ? 1 : id + 1;
+		for (it = src_reg_head; it != NULL; it = it->reg_next)
+			if (it->id == id)
+				break;
+		if (it == NULL)
+			break;
+	}
+	src->id = id;
+	src->reg_next = src_reg_head;
+	src_reg_head = src;
+	pthread_mutex_unlock(&src_reg_lock);
+}
+
+/* Caller holds src_reg_lock. */
+static void
+src_reg_del_locked(struct pp_mem_source *src)
+{
+	struct pp_mem_source **pp;
+
+	for (pp = &src_reg_head; *pp != NULL; pp = &(*pp)->reg_next) {
+		if (*pp == src) {
+			*pp = src->reg_next;
+			break;
+		}
+	}
+}
+
+struct pp_mem_source *
+_pp_mem_source_get(int id)
+{
+	struct pp_mem_source *it;
+
+	pthread_mutex_lock(&src_reg_lock);
+	for (it = src_reg_head; it != NULL; it = it->reg_next)
+		if (it->id == id)
+			break;
+	if (it != NULL)
+		it->pool_users++;
+	pthread_mutex_unlock(&src_reg_lock);
+	if (it == NULL)
+		errno = EINVAL;
+	return it;
+}
+
+void
+_pp_mem_source_put(struct pp_mem_source *src)
+{
+	if (src == NULL)
+		return;
+	pthread_mutex_lock(&src_reg_lock);
+	src->pool_users--;
+	pthread_mutex_unlock(&src_reg_lock);
+}
+
+int
+_pp_mem_source_fixed_nid(const struct pp_mem_source *src)
+{
+	return src->kind == PP_MEM_USER ? src->user_nid : NUMA_NO_NODE;
+}
+
+/*
  * ---- Address tables -----------------------------------------------------
  */
 
@@ -912,6 +993,7 @@ pp_mem_source_create(const struct pp_mem_source_opts *opts)
 	default:
 		break;
 	}
+	src_reg_add(src);
 	return src;
 
 fail_errno:
@@ -932,11 +1014,31 @@ pp_mem_source_destroy(struct pp_mem_source *src)
 	if (src == pp_load_acquire(&default_src))
 		return -EINVAL;
 	_pp_thread_cache_drain_source(src);
-	for (i = 0; i < src->nr_zones; i++)
-		if (_pp_zone_pages_in_use(src->zones[i]) != 0)
+	/* Under the registry lock, so no pool can take the source between
+	 * the checks and the unlink. */
+	pthread_mutex_lock(&src_reg_lock);
+	if (src->pool_users > 0) {
+		pthread_mutex_unlock(&src_reg_lock);
+		return -EBUSY;
+	}
+	for (i = 0; i < src->nr_zones; i++) {
+		if (_pp_zone_pages_in_use(src->zones[i]) != 0) {
+			pthread_mutex_unlock(&src_reg_lock);
 			return -EBUSY;
+		}
+	}
+	src_reg_del_locked(src);
+	pthread_mutex_unlock(&src_reg_lock);
 	source_free(src);
 	return 0;
+}
+
+int
+pp_mem_source_id(const struct pp_mem_source *src)
+{
+	if (src == NULL)
+		return -EINVAL;
+	return src->id;
 }
 
 struct pp_mem_source *

@@ -124,6 +124,11 @@ struct pp_mem_source {
 	uint64_t memfd_size;
 	int nr_zones;
 	struct pp_zone **zones;		/* [nr_zones], index = node */
+	/* Registry (mem_source.c): the id page_pool_params names the source
+	 * by, and the pools created on it, under the registry lock. */
+	int id;
+	int pool_users;
+	struct pp_mem_source *reg_next;
 };
 
 /* ---- mem_source.c ---- */
@@ -147,6 +152,17 @@ struct pp_region *_pp_region_grow(struct pp_zone *z, gfp_t gfp);
 struct pp_zone *_pp_source_zone(struct pp_mem_source *src, int nid);
 
 int _pp_numa_nr_nodes(void);
+
+/*
+ * The live source with id @id, with a pool user taken (the source then
+ * refuses pp_mem_source_destroy() with EBUSY until _pp_mem_source_put());
+ * NULL with errno EINVAL if there is none. Context: any thread.
+ */
+struct pp_mem_source *_pp_mem_source_get(int id);
+void _pp_mem_source_put(struct pp_mem_source *src);
+
+/* The node every page of @src is on (a user region), or NUMA_NO_NODE. */
+int _pp_mem_source_fixed_nid(const struct pp_mem_source *src);
 
 /* The calling thread's NUMA node (0 without libnuma). */
 int _pp_numa_node_local(void);

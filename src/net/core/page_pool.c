@@ -97,6 +97,10 @@ registry_del(struct page_pool *pool)
 int
 _pp_pool_pref_nid(const struct page_pool *pool)
 {
+	/* A user region is on one node whatever is preferred: wanting
+	 * another would waive every recycled page. */
+	if (pool->src_nid != NUMA_NO_NODE)
+		return pool->src_nid;
 	if (pool->p.nid != NUMA_NO_NODE)
 		return pool->p.nid;
 	return _pp_numa_node_local();
@@ -200,6 +204,8 @@ validate_params(const struct page_pool_params *p)
 		return -EINVAL;
 	if (p->napi != NULL && p->napi->list_owner == 0)
 		return -EINVAL;
+	if ((p->flags & PP_FLAG_MEM_SOURCE) && p->mem_source <= 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -222,6 +228,15 @@ page_pool_create(const struct page_pool_params *params)
 	pool = _pp_zalloc_aligned(sizeof(*pool), PP_CACHELINE_SIZE);
 	if (pool == NULL)
 		return NULL;
+	if (params->flags & PP_FLAG_MEM_SOURCE)
+		pool->src = _pp_mem_source_get(params->mem_source);
+	else
+		pool->src = pp_mem_source_default();
+	if (pool->src == NULL) {
+		err = -errno;
+		goto err_free;
+	}
+	pool->src_nid = _pp_mem_source_fixed_nid(pool->src);
 	pool->p = *params;
 	if (pool->p.defer_ms == 0)
 		pool->p.defer_ms = PAGE_POOL_DEFER_TIME_MS;
@@ -256,6 +271,8 @@ page_pool_create(const struct page_pool_params *params)
 err_ring:
 	ptr_ring_cleanup(&pool->ring, NULL);
 err_free:
+	if (params->flags & PP_FLAG_MEM_SOURCE)
+		_pp_mem_source_put(pool->src);
 	_pp_free(pool);
 	errno = -err;
 	return NULL;
@@ -329,6 +346,8 @@ free_pool(struct page_pool *pool)
 	registry_del(pool);
 	ptr_ring_cleanup(&pool->ring, NULL);
 	_pp_dma_track_free(pool);
+	if (pool->p.flags & PP_FLAG_MEM_SOURCE)
+		_pp_mem_source_put(pool->src);
 	_pp_free(pool);
 }
 

@@ -87,7 +87,8 @@ alloc_high_order(struct page_pool *pool, gfp_t gfp)
 {
 	struct page *page;
 
-	page = alloc_pages_node(pool->p.nid, gfp | __GFP_COMP, pool->p.order);
+	page = alloc_pages_src(pool->src, pool->p.nid, gfp | __GFP_COMP,
+			       pool->p.order);
 	if (page == NULL)
 		return NULL;
 	if (page_enter(pool, page, gfp) != 0) {
@@ -114,8 +115,8 @@ alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 	/* The cache is empty: bulk-allocate straight into it. */
 	for (i = 0; i < PP_ALLOC_CACHE_REFILL; i++)
 		cache[i] = NULL;
-	got = alloc_pages_bulk_node(gfp, pool->p.nid, PP_ALLOC_CACHE_REFILL,
-				    cache);
+	got = alloc_pages_bulk_src(pool->src, pool->p.nid, gfp,
+				   PP_ALLOC_CACHE_REFILL, cache);
 	for (i = 0; i < got; i++) {
 		struct page *page = cache[i];
 
