@@ -525,6 +525,21 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
  */
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
 
+/**
+ * pp_stash_flush() - produce the pages the calling thread has waiting in
+ * its return stashes into their pools' rings now.
+ *
+ * A pagepool extension. A thread that is not a pool's owner returns pages
+ * to the pool through a per-thread, per-pool stash, produced into the ring
+ * 32 at a time under one producer-lock section. Stashes are flushed when
+ * full, when the thread exits, when the thread enters the pool's
+ * allocation slow path, and taken over by page_pool_destroy(); call this
+ * when an idle thread should not keep up to 32 pages per pool from the
+ * pool's owner meanwhile.
+ * Context: any thread.
+ */
+PP_API void pp_stash_flush(void);
+
 /*
  * ---- DMA ----------------------------------------------------------------
  */

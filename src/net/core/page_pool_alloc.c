@@ -35,10 +35,15 @@ refill_alloc_cache(struct page_pool *pool)
 	struct page *page = NULL;
 	int pref_nid;
 
-	/* Lockless test first: most refills of a busy pool find pages. */
+	/* Lockless test first: most refills of a busy pool find pages. An
+	 * empty ring may be this thread's own returns, stashed when it is
+	 * not the registered owner (page_pool_stash.c). */
 	if (__ptr_ring_empty(r)) {
-		pp_alloc_stat_inc(pool, empty);
-		return NULL;
+		_pp_stash_flush_self(pool);
+		if (__ptr_ring_empty(r)) {
+			pp_alloc_stat_inc(pool, empty);
+			return NULL;
+		}
 	}
 	pref_nid = _pp_pool_pref_nid(pool);
 	do {
