@@ -14,6 +14,7 @@
  * registers out of it.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "page_pool_priv.h"
 
@@ -166,6 +167,50 @@ __page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 	if (PP_DEBUG && page != NULL)
 		__page_pool_debug_alloc(pool, page);
 	return page;
+}
+
+unsigned int
+page_pool_alloc_pages_bulk(struct page_pool *pool, gfp_t gfp,
+			   struct page **pages, unsigned int n)
+{
+	unsigned int got = 0, count, take, i;
+
+	if (PP_UNLIKELY(pool == NULL || (pages == NULL && n > 0))) {
+		errno = EINVAL;
+		return 0;
+	}
+	while (got < n) {
+		struct page *page;
+
+		count = pool->alloc.count;
+		if (count > 0) {
+			/* Straight out of the cache: one copy, one count
+			 * store and one statistics update for the lot. */
+			take = count < n - got ? count : n - got;
+			count -= take;
+			memcpy(&pages[got], &pool->alloc.cache[count],
+			       take * sizeof(*pages));
+			pool->alloc.count = count;
+#if PAGE_POOL_STATS
+			pp_store_relaxed(&pool->alloc_stats.fast,
+					 pool->alloc_stats.fast + take);
+#endif
+			got += take;
+			continue;
+		}
+		/* Empty: the ring or the page allocator refill the cache
+		 * (and hand over one page). */
+		page = get_page_slow(pool, gfp);
+		if (page == NULL)
+			break;
+		pages[got++] = page;
+	}
+	if (PP_DEBUG)
+		for (i = 0; i < got; i++)
+			__page_pool_debug_alloc(pool, pages[i]);
+	if (got < n)
+		errno = ENOMEM;
+	return got;
 }
 
 /* ---- Fragments ---------------------------------------------------------- */

@@ -89,9 +89,9 @@ static int stash_key_ok;
 
 /*
  * Initial-exec: the default model for a shared library's thread
- * variables calls __tls_get_addr() on every access, which perf showed at
- * a tenth of a remote return. Two words of static TLS, which glibc
- * reserves room for even in a library loaded with dlopen().
+ * variables calls __tls_get_addr() on every access. Two words of static
+ * TLS, which glibc reserves room for even in a library loaded with
+ * dlopen().
  */
 #define PP_TLS_IE __attribute__((tls_model("initial-exec")))
 
