@@ -189,7 +189,7 @@ page_pool_alloc_pages_bulk(struct page_pool *pool, gfp_t gfp,
 			take = count < n - got ? count : n - got;
 			count -= take;
 			memcpy(&pages[got], &pool->alloc.cache[count],
-			       take * sizeof(*pages));
+			       take * sizeof(struct page *));
 			pool->alloc.count = count;
 #if PAGE_POOL_STATS
 			pp_store_relaxed(&pool->alloc_stats.fast,
