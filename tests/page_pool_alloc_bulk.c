@@ -97,6 +97,21 @@ main(void)
 	got = page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, N);
 	CHECK_EQ(got, N);
 	page_pool_put_page_bulk(pages, N);
+
+	/* The owner's bulk return stops its direct run at a page someone
+	 * else still references: that one is released, the others cached. */
+	got = page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, 10);
+	CHECK_EQ(got, 10);
+	one = pages[5];
+	get_page(one);
+	st = pp_test_stats(pool);
+	page_pool_put_page_bulk(pages, 10);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.cached,
+		 st.recycle_stats.cached + 9);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.released_refcnt,
+		 st.recycle_stats.released_refcnt + 1);
+	CHECK(one->pp == NULL);
+	put_page(one);
 	page_pool_disable_direct_recycling(pool);
 	page_pool_destroy(pool);
 

@@ -195,6 +195,57 @@ _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 		_pp_return_page(pool, bulk[i]);
 }
 
+/*
+ * The owner giving back pages of its own pool that it holds alone: the
+ * case page_pool_alloc_pages_bulk() pairs with. Straight into the alloc
+ * cache, one page after another, while each page is one that put_decide()
+ * would cache (sole reference, not pfmemalloc, no sync for the device,
+ * room); the first that is not goes, with the rest, to the general path.
+ * Returns how many pages it took. Debug builds always take the general
+ * path, which checks every page.
+ */
+static unsigned int
+bulk_direct(struct page **data, unsigned int count)
+{
+	struct page_pool *pool;
+	struct page *page;
+	unsigned int i, c;
+
+	if (PP_DEBUG || count == 0 || data[0] == NULL)
+		return 0;
+	page = compound_head(data[0]);
+	if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE)
+		return 0;
+	pool = page->pp;
+	/* Relaxed: only the owner itself matches (as in
+	 * __page_pool_put_unrefed()); pairs with nothing. */
+	if (pp_load_relaxed(&pool->owner) != pp_thread_self() ||
+	    pp_load_relaxed(&pool->dma_sync))
+		return 0;
+	c = pool->alloc.count;
+	for (i = 0; i < count && c < PP_ALLOC_CACHE_SIZE; i++) {
+		if (data[i] == NULL)
+			break;
+		page = compound_head(data[i]);
+		if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE ||
+		    page->pp != pool)
+			break;
+		/* page_pool_unref_and_test() of a sole reference: A3, the
+		 * acquire load that pairs with other holders' release drops
+		 * (page_pool_unref_page()); nothing to store. */
+		if (pp_load_acquire(&page->pp_ref_count) != 1 ||
+		    page_ref_count(page) != 1 || page_is_pfmemalloc(page))
+			break;
+		pool->alloc.cache[c++] = page;
+	}
+	pool->alloc.count = c;
+#if PAGE_POOL_STATS
+	pp_store_relaxed(&pool->owner_recycle_stats.cached,
+			 pool->owner_recycle_stats.cached + i);
+#endif
+	return i;
+}
+
 void
 page_pool_put_page_bulk(struct page **data, unsigned int count)
 {
@@ -202,6 +253,10 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 
 	if (data == NULL)
 		return;
+	n = bulk_direct(data, count);
+	data += n;
+	count -= n;
+	n = 0;
 	/* Pass 1: keep the pages whose last pool reference this is. */
 	for (i = 0; i < count; i++) {
 		struct page *page;
