@@ -112,6 +112,9 @@ slot_take(struct pp_stash_slot *s, struct page **out)
 	/* A_H: pairs with release R_H in _pp_stash_put(): the page
 	 * pointers below were written before head covered them. */
 	unsigned int head = pp_load_acquire(&s->head);
+	/* Relaxed: tail is only written here, under the stash lock, which
+	 * the caller holds (its acquire orders the previous writer's store);
+	 * pairs with nothing. */
 	unsigned int tail = pp_load_relaxed(&s->tail);
 	unsigned int n = 0;
 
@@ -276,6 +279,7 @@ _pp_stash_put(struct page_pool *pool, struct page *page)
 found:
 	if (PP_UNLIKELY(s->cap < 2))
 		return false;
+	/* Plain: this thread is head's only writer. */
 	head = s->head;
 	/* A_T: pairs with release R_T in slot_take(): the entry about to
 	 * be written was read out before tail passed it. */
