@@ -12,6 +12,9 @@
  *   pagepool_pp_slow_same        an extra reference blocks recycling, so
  *                                pages come from the page allocator in bulk
  *                                (bench_page_pool_simple's test 03)
+ *   pagepool_pp_bulk32_same      the owner: page_pool_alloc_pages_bulk()
+ *                                of 32 + page_pool_put_page_bulk() of 32,
+ *                                per buffer (DPDK's get_bulk/put_bulk row)
  *   pagepool_alloc_pages_same    alloc_pages(0) + __free_pages(0)
  *   pagepool_pp_ring_cross       A (owner) allocates with refill, B puts
  *                                with page_pool_put_full_page(false): the
@@ -127,6 +130,49 @@ row_pp_same(const char *type, int kind)
 	pool_destroy(pool);
 }
 
+#define PP_BULK 32
+
+static uint64_t
+pp_bulk_loop(struct page_pool *pool, uint64_t rounds)
+{
+	struct page *pages[PP_BULK];
+	uint64_t i;
+	unsigned int k;
+
+	for (i = 0; i < rounds; i++) {
+		if (page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages,
+					       PP_BULK) != PP_BULK)
+			break;
+		for (k = 0; k < PP_BULK; k++)
+			peer_touch(page_address(pages[k]));
+		peer_escape(pages);
+		page_pool_put_page_bulk(pages, PP_BULK);
+	}
+	return i;
+}
+
+static void
+row_pp_bulk_same(void)
+{
+	struct time_bench_record rec = { .step = 0 };
+	struct napi_struct napi;
+	struct page_pool *pool;
+	uint64_t rounds = peer_opts.n / PP_BULK, done;
+
+	napi_init_current(&napi);
+	pool = pool_create(&napi);
+	if (pp_bulk_loop(pool, PEER_WARMUP / PP_BULK) < PEER_WARMUP / PP_BULK)
+		peer_die("pagepool_pp_bulk32_same: allocation failed");
+	time_bench_start(&rec);
+	done = pp_bulk_loop(pool, rounds);
+	time_bench_stop(&rec, done * PP_BULK);
+	if (done < rounds)
+		peer_die("pagepool_pp_bulk32_same: allocation failed");
+	peer_report("pagepool_pp_bulk32_same", &rec);
+	pool_stats("pagepool_pp_bulk32_same", pool);
+	pool_destroy(pool);
+}
+
 static void *
 pp_get(void *ctx)
 {
@@ -156,11 +202,11 @@ pp_cross_b(void *arg)
 }
 
 /*
- * B batching its returns: page_pool_put_page_bulk() of 32 produces them
- * under one producer-lock section, where put_full_page() takes the lock per
- * page. The batch is what DPDK's lcore cache does for its puts.
+ * B batching its returns with page_pool_put_page_bulk() of 32: both this
+ * and put_full_page() go through B's return stash, which produces into
+ * the ring 32 pages per producer-lock section (what DPDK's lcore cache
+ * does for its puts); the bulk call saves the per-page call.
  */
-#define PP_BULK 32
 
 static void *
 pp_cross_b_bulk(void *arg)
@@ -341,6 +387,7 @@ main(int argc, char **argv)
 	row_pp_same("pagepool_pp_fast_same", 0);
 	row_pp_same("pagepool_pp_ring_same", 1);
 	row_pp_same("pagepool_pp_slow_same", 2);
+	row_pp_bulk_same();
 	row_pa_same();
 	row_pp_cross();
 	peer_cross_run("pagepool_alloc_pages_cross", NULL, pa_cross_b,

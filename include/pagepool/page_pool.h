@@ -273,6 +273,27 @@ page_pool_alloc_pages(struct page_pool *pool, gfp_t gfp)
 	return __page_pool_alloc_pages_slow(pool, gfp);
 }
 
+/**
+ * page_pool_alloc_pages_bulk() - up to @n pages from the pool in one call.
+ * @pool: the pool
+ * @gfp: allocation flags, as for page_pool_alloc_pages()
+ * @pages: receives the pages in [0, return value)
+ * @n: how many
+ *
+ * A pagepool extension (the kernel has no page_pool bulk allocation):
+ * takes the pages out of the alloc cache with one copy, refilling it from
+ * the ring or the page allocator as page_pool_alloc_pages() does when it
+ * runs empty. Each page is as page_pool_alloc_pages() returns it; give
+ * them back with page_pool_put_page_bulk() or one by one.
+ * Context: the allocation context only (the owner); not thread-safe.
+ * Return: the number of pages stored, @n on success; fewer with errno
+ * ENOMEM when the pool could not get more; 0 with errno EINVAL for a NULL
+ * @pool, or NULL @pages with @n > 0.
+ */
+PP_API unsigned int page_pool_alloc_pages_bulk(struct page_pool *pool,
+					       gfp_t gfp, struct page **pages,
+					       unsigned int n);
+
 /** page_pool_dev_alloc_pages() - page_pool_alloc_pages(GFP_ATOMIC | __GFP_NOWARN). */
 static inline struct page *
 page_pool_dev_alloc_pages(struct page_pool *pool)
@@ -538,6 +559,21 @@ PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
  * Context: any thread holding the page.
  */
 PP_API void page_pool_release_page(struct page_pool *pool, struct page *page);
+
+/**
+ * pp_stash_flush() - produce the pages the calling thread has waiting in
+ * its return stashes into their pools' rings now.
+ *
+ * A pagepool extension. A thread that is not a pool's owner returns pages
+ * to the pool through a per-thread, per-pool stash, produced into the ring
+ * 32 at a time under one producer-lock section. Stashes are flushed when
+ * full, when the thread exits, when the thread enters the pool's
+ * allocation slow path, and taken over by page_pool_destroy(); call this
+ * when an idle thread should not keep up to 32 pages per pool from the
+ * pool's owner meanwhile.
+ * Context: any thread.
+ */
+PP_API void pp_stash_flush(void);
 
 /*
  * ---- DMA ----------------------------------------------------------------

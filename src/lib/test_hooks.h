@@ -46,6 +46,13 @@ enum pp_test_point {
 	 * the pool's device is pending).
 	 */
 	PP_TP_DMA_UNMAP,
+	/*
+	 * slot_take() in page_pool_stash.c: the stashed pages are copied out,
+	 * the slot's tail not yet moved past them. Guards "pages leave a
+	 * stash only under its lock": without it a flushing thread and a
+	 * destroy stealing the pool's pages both hand on the same pages.
+	 */
+	PP_TP_STASH_TAKEN,
 	PP_TP_NR
 };
 

@@ -37,6 +37,20 @@
  *   DMA_WAIT   with DMA: 1 = releasers count themselves as users of the
  *              device and the scrub waits for them (the fix of issue 8,
  *              section 1); 0 = only syncs are counted (before the fix)
+ *   STASH      1 = one more thread, not the owner, returning two pages
+ *              through its return stash (src/net/core/page_pool_stash.c):
+ *              appends without a lock, then either flushes (takes the
+ *              pages out under the stash lock, produces them into the
+ *              ring in one producer-lock section) or stays idle with
+ *              the pages stashed; every page_pool_release() takes the
+ *              pool's pages out of the stash under its lock and releases
+ *              them (_pp_stash_steal())
+ *   STASH_NOLOCK
+ *              with STASH: 1 = the takeover does not take the stash lock
+ *              (pages would leave a stash twice)
+ *   STASH_NOSTEAL
+ *              with STASH: 1 = page_pool_release() does not take pages
+ *              out of stashes (an idle thread's pages would be stranded)
  *
  * Properties:
  *   1. no thread accesses pool memory after the pool is freed: every
@@ -107,6 +121,15 @@
 #ifndef DMA_WAIT
 #define DMA_WAIT 1
 #endif
+#ifndef STASH
+#define STASH 0
+#endif
+#ifndef STASH_NOLOCK
+#define STASH_NOLOCK 0
+#endif
+#ifndef STASH_NOSTEAL
+#define STASH_NOSTEAL 0
+#endif
 
 #if NRET < 0 || NRET > 3
 #error "NRET must be 0..3"
@@ -129,14 +152,21 @@
 #if DMA < 0 || DMA > 1
 #error "DMA must be 0 or 1"
 #endif
+#if STASH < 0 || STASH > 1
+#error "STASH must be 0 or 1"
+#endif
+#if STASH_NOLOCK && !STASH
+#error "STASH_NOLOCK needs STASH=1"
+#endif
 
 /* Pages: returner i has page i; the bulk returner pages NRET, NRET + 1;
- * the owner the last one. */
+ * the owner the next one; the stasher the last two. */
 #define BULK_PAGE	NRET
 #define OWNER_PAGE	(NRET + 2 * BULK)
-#define NPAGES		(NRET + 2 * BULK + OWNER)
+#define STASH_PAGE	(NRET + 2 * BULK + OWNER)
+#define NPAGES		(NRET + 2 * BULK + OWNER + 2 * STASH)
 /* Threads besides the one that frees the pool. */
-#define NOTHERS		(NRET + BULK + OWNER + USERS - 1)
+#define NOTHERS		(NRET + BULK + OWNER + STASH + USERS - 1)
 
 #if NPAGES < 1
 #error "no pages"
@@ -164,6 +194,14 @@ bool owner_stopped = true;
 #endif
 byte released[NPAGES];	/* times each page went through _pp_return_page() */
 byte ndone;		/* threads finished, besides the freeing one */
+
+#if STASH
+/* ---- The stasher's return stash: thread memory, not pool memory ---- */
+byte sq[2];		/* slot->pages[]: page + 1 */
+byte shead;		/* slot->head: the stasher only (R_H) */
+byte stail;		/* slot->tail: under the stash lock (R_T) */
+bool slock;		/* the stash's spinlock */
+#endif
 
 #if DMA
 /* ---- DMA tracking (struct pp_dma_track, freed with the pool) ---- */
@@ -421,6 +459,103 @@ proctype Bulk()
 }
 #endif
 
+#if STASH
+/*
+ * A non-owner thread returning two pages through its return stash: for
+ * each, put_decide() (a ring candidate), then _pp_stash_put()'s append:
+ * the entry, then head (R_H). From the append on the page is the stash's
+ * and the thread no longer touches the pool for it. Then the thread
+ * flushes (a full stash, pp_stash_flush(), its exit: slot_flush()) or
+ * stays idle for good with the pages stashed.
+ */
+proctype Stasher()
+{
+	byte got[2];		/* pages taken out: page + 1 */
+	byte n;			/* how many */
+	byte h;
+	byte i;
+	bool nospace;
+	DMA_LOCALS
+
+	i = 0;
+	do
+	:: i < 2 ->
+		ACCESS();	/* allow_direct: pool->owner */
+		SYNC_FOR_DEVICE(STASH_PAGE + i);
+		sq[shead] = STASH_PAGE + i + 1;
+		shead++;	/* R_H: the page is in the stash */
+		i++
+	:: else -> break
+	od;
+	if
+	:: /* slot_flush(): slot_take() under the stash lock */
+		atomic { !slock -> slock = true };
+		d_step {
+			h = shead; i = stail; n = 0;
+			do
+			:: i < h -> got[n] = sq[i]; n++; i++
+			:: else -> break
+			od
+		};
+		/* PP_TP_STASH_TAKEN: copied out, tail not moved */
+		stail = h;	/* R_T */
+		slock = false;
+		/* flush_pages(): _pp_recycle_ring_bulk(), as Bulk */
+		if
+		:: n > 0 ->
+			spin_lock();
+			i = 0;
+			do
+			:: i < n ->
+				ring_produce(got[i] - 1, nospace);
+				if
+				:: nospace -> ACCESS(); break	/* ring_full */
+				:: else -> i++
+				fi
+			:: else -> break
+			od;
+			ACCESS();	/* ring stat += i */
+			spin_unlock();
+			do
+			:: i < n -> return_page(got[i] - 1); i++
+			:: else -> break
+			od
+		:: else -> skip
+		fi
+	:: /* idle for good: the pages wait in the stash */
+		skip
+	fi;
+	atomic { got[0] = 0; got[1] = 0; n = 0; h = 0; i = 0;
+		 nospace = false; ndone++ }
+}
+
+/*
+ * _pp_stash_steal(pool), in page_pool_release(): under the stash lock,
+ * take the pool's pages out of the stash and release them.
+ */
+inline stash_steal()
+{
+#if !STASH_NOLOCK
+	atomic { !slock -> slock = true };
+#endif
+	d_step {
+		v = shead; p = stail; sn = 0;
+		do
+		:: p < v -> sgot[sn] = sq[p]; sn++; p++
+		:: else -> break
+		od
+	};
+	d_step { stail = v; v = 0; p = 0 };
+	do
+	:: sn > 0 -> sn--; return_page(sgot[sn] - 1); sgot[sn] = 0
+	:: else -> break
+	od;
+#if !STASH_NOLOCK
+	slock = false
+#endif
+}
+#endif
+
 #if OWNER
 /*
  * The owner (the NAPI thread) giving its page back with
@@ -489,6 +624,10 @@ proctype Destroyer()
 #if DMA
 	bool unbound;		/* destroy has returned once */
 #endif
+#if STASH
+	byte sgot[2];		/* pages taken out of the stash: page + 1 */
+	byte sn;
+#endif
 
 #if !OWNER_RACE
 	owner_stopped;		/* contract: the owner has stopped */
@@ -532,6 +671,9 @@ proctype Destroyer()
 	od;
 #endif
 again:
+#if STASH && !STASH_NOSTEAL
+	stash_steal();
+#endif
 	/* empty_ring(): ptr_ring_consume() until NULL */
 	do
 	:: atomic { ACCESS(); p = queue[chead] };
@@ -571,13 +713,20 @@ again:
 		 * page_pool_release() again once something changed. Each
 		 * retry sees a higher release count than the one before
 		 * (a page found in the ring is released first): at most
-		 * NPAGES retries, so every run of the model is finite. If
+		 * NPAGES retries, so every run of the model is finite (with
+		 * STASH, two more: a retry woken by a non-empty stash finds
+		 * it empty if the stasher took its pages out first, and the
+		 * stasher flushes once). If
 		 * no thread can move any more (timeout) with pages still in
 		 * flight, the pool would never be freed. */
 		if
-		:: atomic { release != seen || queue[chead] != 0 ->
+		:: atomic { (release != seen || queue[chead] != 0
+#if STASH && !STASH_NOSTEAL
+			     || shead != stail
+#endif
+			    ) ->
 				retries++;
-				assert(retries <= NPAGES) };
+				assert(retries <= NPAGES + 2 * STASH) };
 			goto again
 		:: timeout -> assert(inflight == 0)
 		fi
@@ -629,6 +778,9 @@ init
 #endif
 #if OWNER
 		run Owner();
+#endif
+#if STASH
+		run Stasher();
 #endif
 		n = 0;
 		do

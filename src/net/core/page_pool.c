@@ -384,6 +384,9 @@ page_pool_release(struct page_pool *pool)
 		if (pool->dma_map)
 			_pp_dma_scrub(pool);
 	}
+	/* Pages waiting in return stashes are in flight: take them, on
+	 * every retry, so none waits for its thread's next return. */
+	_pp_stash_steal(pool);
 	empty_ring(pool);
 	inflight = page_pool_inflight(pool);
 	if (inflight < 0)

@@ -14,6 +14,7 @@
  * registers out of it.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "page_pool_priv.h"
 
@@ -35,10 +36,15 @@ refill_alloc_cache(struct page_pool *pool)
 	struct page *page = NULL;
 	int pref_nid;
 
-	/* Lockless test first: most refills of a busy pool find pages. */
+	/* Lockless test first: most refills of a busy pool find pages. An
+	 * empty ring may be this thread's own returns, stashed when it is
+	 * not the registered owner (page_pool_stash.c). */
 	if (__ptr_ring_empty(r)) {
-		pp_alloc_stat_inc(pool, empty);
-		return NULL;
+		_pp_stash_flush_self(pool);
+		if (__ptr_ring_empty(r)) {
+			pp_alloc_stat_inc(pool, empty);
+			return NULL;
+		}
 	}
 	pref_nid = _pp_pool_pref_nid(pool);
 	do {
@@ -182,6 +188,50 @@ __page_pool_alloc_pages_slow(struct page_pool *pool, gfp_t gfp)
 	if (PP_DEBUG && page != NULL)
 		_pp_debug_alloc_at(pool, page, __builtin_return_address(0));
 	return page;
+}
+
+unsigned int
+page_pool_alloc_pages_bulk(struct page_pool *pool, gfp_t gfp,
+			   struct page **pages, unsigned int n)
+{
+	unsigned int got = 0, count, take, i;
+
+	if (PP_UNLIKELY(pool == NULL || (pages == NULL && n > 0))) {
+		errno = EINVAL;
+		return 0;
+	}
+	while (got < n) {
+		struct page *page;
+
+		count = pool->alloc.count;
+		if (count > 0) {
+			/* Straight out of the cache: one copy, one count
+			 * store and one statistics update for the lot. */
+			take = count < n - got ? count : n - got;
+			count -= take;
+			memcpy(&pages[got], &pool->alloc.cache[count],
+			       take * sizeof(struct page *));
+			pool->alloc.count = count;
+#if PAGE_POOL_STATS
+			pp_store_relaxed(&pool->alloc_stats.fast,
+					 pool->alloc_stats.fast + take);
+#endif
+			got += take;
+			continue;
+		}
+		/* Empty: the ring or the page allocator refill the cache
+		 * (and hand over one page). */
+		page = get_page_slow(pool, gfp);
+		if (page == NULL)
+			break;
+		pages[got++] = page;
+	}
+	if (PP_DEBUG)
+		for (i = 0; i < got; i++)
+			__page_pool_debug_alloc(pool, pages[i]);
+	if (got < n)
+		errno = ENOMEM;
+	return got;
 }
 
 /* ---- Fragments ---------------------------------------------------------- */

@@ -67,6 +67,31 @@ void _pp_dma_scrub(struct page_pool *pool);
 int _pp_dma_track_init(struct page_pool *pool);
 void _pp_dma_track_free(struct page_pool *pool);
 
+/* ---- page_pool_put.c ---- */
+
+/* Produce @bulk[0..count) (pages of @pool whose return is decided) into
+ * the ring under one producer-lock section; release what does not fit,
+ * counting ring_full once, or per page with @full_each. Any thread
+ * holding the pages. */
+void _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
+			   unsigned int count, bool full_each);
+
+/* ---- page_pool_stash.c ---- */
+
+/* Put @page (of @pool, which has an owner that is not the caller; its
+ * return decided, bound for the ring) in the
+ * calling thread's return stash; false if the thread has none (go to the
+ * ring). Once it returns true the caller must not touch @pool. */
+bool _pp_stash_put(struct page_pool *pool, struct page *page);
+
+/* Flush the calling thread's stash of @pool into the ring. The caller
+ * keeps @pool alive otherwise (its allocation context, say). */
+void _pp_stash_flush_self(struct page_pool *pool);
+
+/* The release path: take @pool's pages out of every thread's stash and
+ * release them. Returns how many. */
+unsigned int _pp_stash_steal(struct page_pool *pool);
+
 /* ---- page_pool_alloc.c ---- */
 
 /* Return the partly used fragment page (destroy). */

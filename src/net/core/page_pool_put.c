@@ -80,6 +80,21 @@ recycle_in_ring(struct page_pool *pool, struct page *page, bool hooked)
 	return ok;
 }
 
+/*
+ * A return that is not direct goes through the calling thread's return
+ * stash (page_pool_stash.c) if the pool has an owner: an ownerless pool
+ * has no allocation thread that could be on another CPU, and its returns
+ * go to the ring at once, as in the kernel. Tested inline so that such a
+ * pool's ring path does not pay a call.
+ */
+static inline __attribute__((always_inline)) bool
+stash_ok(const struct page_pool *pool, bool allow_direct)
+{
+	/* Relaxed: set before the pool is shared or by the owner itself;
+	 * pairs with nothing (as in __page_pool_put_unrefed()). */
+	return !allow_direct && pp_load_relaxed(&pool->owner) != 0;
+}
+
 #if PP_TEST_HOOKS
 /*
  * The ring put with its delay points, out of line: a call between the
@@ -104,10 +119,15 @@ __page_pool_put_page(struct page_pool *pool, struct page *page,
 		return;
 #if PP_TEST_HOOKS
 	if (PP_TEST_HOOKS_ARMED()) {
+		if (stash_ok(pool, allow_direct) && _pp_stash_put(pool, page))
+			return;
 		put_in_ring_delayed(pool, page);
 		return;
 	}
 #endif
+	/* Not the owner: the return stash batches the ring produce. */
+	if (stash_ok(pool, allow_direct) && _pp_stash_put(pool, page))
+		return;
 	if (recycle_in_ring(pool, page, false))
 		return;
 	/* Ring full: the page is still ours, and so is the pool. */
@@ -152,18 +172,24 @@ page_pool_free_va(struct page_pool *pool, void *va, bool allow_direct)
 
 /*
  * Produce @bulk[0..count) under one producer-lock section. On a full ring,
- * count ring_full once and release the rest outside the lock.
+ * count ring_full once (the kernel's bulk return), or once per page that
+ * did not fit with @full_each (the return stash, whose pages were single
+ * puts to their callers), and release the rest outside the lock.
  */
-static void
-recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
-		  unsigned int count)
+void
+_pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
+		      unsigned int count, bool full_each)
 {
 	unsigned int i;
 
 	pp_spin_lock(&pool->ring.producer_lock);
 	for (i = 0; i < count; i++) {
 		if (__ptr_ring_produce(&pool->ring, bulk[i]) != 0) {
-			__pp_stat_inc(pool->ring_recycle_stats.ring_full);
+#if PAGE_POOL_STATS
+			pp_store_relaxed(&pool->ring_recycle_stats.ring_full,
+					 pool->ring_recycle_stats.ring_full +
+						 (full_each ? count - i : 1));
+#endif
 			PP_TRACE(ring_full, pool, pool->id, count - i);
 			break;
 		}
@@ -181,6 +207,57 @@ recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 		_pp_return_page(pool, bulk[i]);
 }
 
+/*
+ * The owner giving back pages of its own pool that it holds alone: the
+ * case page_pool_alloc_pages_bulk() pairs with. Straight into the alloc
+ * cache, one page after another, while each page is one that put_decide()
+ * would cache (sole reference, not pfmemalloc, no sync for the device,
+ * room); the first that is not goes, with the rest, to the general path.
+ * Returns how many pages it took. Debug builds always take the general
+ * path, which checks every page.
+ */
+static unsigned int
+bulk_direct(struct page **data, unsigned int count)
+{
+	struct page_pool *pool;
+	struct page *page;
+	unsigned int i, c;
+
+	if (PP_DEBUG || count == 0 || data[0] == NULL)
+		return 0;
+	page = compound_head(data[0]);
+	if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE)
+		return 0;
+	pool = page->pp;
+	/* Relaxed: only the owner itself matches (as in
+	 * __page_pool_put_unrefed()); pairs with nothing. */
+	if (pp_load_relaxed(&pool->owner) != pp_thread_self() ||
+	    pp_load_relaxed(&pool->dma_sync))
+		return 0;
+	c = pool->alloc.count;
+	for (i = 0; i < count && c < PP_ALLOC_CACHE_SIZE; i++) {
+		if (data[i] == NULL)
+			break;
+		page = compound_head(data[i]);
+		if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE ||
+		    page->pp != pool)
+			break;
+		/* page_pool_unref_and_test() of a sole reference: A3, the
+		 * acquire load that pairs with other holders' release drops
+		 * (page_pool_unref_page()); nothing to store. */
+		if (pp_load_acquire(&page->pp_ref_count) != 1 ||
+		    page_ref_count(page) != 1 || page_is_pfmemalloc(page))
+			break;
+		pool->alloc.cache[c++] = page;
+	}
+	pool->alloc.count = c;
+#if PAGE_POOL_STATS
+	pp_store_relaxed(&pool->owner_recycle_stats.cached,
+			 pool->owner_recycle_stats.cached + i);
+#endif
+	return i;
+}
+
 void
 page_pool_put_page_bulk(struct page **data, unsigned int count)
 {
@@ -188,6 +265,10 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 
 	if (data == NULL)
 		return;
+	n = bulk_direct(data, count);
+	data += n;
+	count -= n;
+	n = 0;
 	/* Pass 1: keep the pages whose last pool reference this is. */
 	for (i = 0; i < count; i++) {
 		struct page *page;
@@ -232,14 +313,17 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 			page = put_decide(pool, page, -1, allow_direct);
 			if (page == NULL)
 				continue;
+			if (stash_ok(pool, allow_direct) &&
+			    _pp_stash_put(pool, page))
+				continue;
 			bulk[nb++] = page;
 			if (nb == PP_BULK_SIZE) {
-				recycle_ring_bulk(pool, bulk, nb);
+				_pp_recycle_ring_bulk(pool, bulk, nb, false);
 				nb = 0;
 			}
 		}
 		if (nb > 0)
-			recycle_ring_bulk(pool, bulk, nb);
+			_pp_recycle_ring_bulk(pool, bulk, nb, false);
 		n = foreign;
 	}
 }

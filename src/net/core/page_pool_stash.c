@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * The return stash: a thread that is not a pool's owner collects the pages
+ * it returns in a small per-thread, per-pool stash and produces them into
+ * the pool's ring PP_STASH_SIZE at a time, under one producer-lock
+ * section, instead of taking that lock (and bouncing its line and the
+ * ring's slots to the owner's CPU) once per page. This is what DPDK's
+ * per-lcore mempool cache does for a remote put.
+ *
+ * A pagepool extension: the kernel's page_pool produces every non-direct
+ * return into the ring at once. Here, for a pool with an owner (returns to
+ * an ownerless pool still go to the ring at once), such a page reaches the
+ * ring when one of these happens (the flush rules):
+ *   - the stash of that pool fills (PP_STASH_SIZE pages, fewer for a small
+ *     ring);
+ *   - the thread returns a page of a pool that has no stash slot while all
+ *     slots hold pages (the oldest slot is flushed and reused);
+ *   - the thread calls the pool's allocation slow path, or
+ *     pp_stash_flush();
+ *   - the thread exits (a thread-specific-data destructor);
+ *   - the pool is destroyed: page_pool_release() takes the pool's pages
+ *     out of every thread's stash and releases them (_pp_stash_steal()),
+ *     on destroy and on each deferred retry, so a page sitting in the
+ *     stash of a thread that never returns another page is not stranded.
+ *
+ * Why the pool stays alive: a stashed page was neither produced into the
+ * ring nor released, so it is still counted in flight (hold count minus
+ * release count), and page_pool_release() frees a pool only when nothing
+ * is in flight. A thread touches a pool only while its stash holds pages
+ * of it: the key of an empty slot is a stale pointer that is compared,
+ * never followed.
+ *
+ * Concurrency. Each slot is a single-producer ring of page pointers: only
+ * its thread appends (head), with no lock and no read-modify-write, so a
+ * remote put costs a few plain loads and stores. Taking pages out (tail)
+ * happens only under the thread's stash lock, by the thread itself when
+ * it flushes or by a destroying thread when it steals, so a page is taken
+ * out exactly once. Pages taken out are handed on after the lock is
+ * dropped; they are in flight meanwhile, which keeps their pool alive.
+ * Lock order: stash_list_lock, then a thread's stash lock; the ring's
+ * producer lock is never taken under either.
+ * tests/model/page_pool_destroy.pml models the stash with the destroy
+ * protocol; tests/page_pool_stash_race.c races a flush with a steal.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pagepool/spinlock_pvt.h>
+
+#include "lib/test_hooks.h"
+#include "page_pool_priv.h"
+
+/* Pages per slot: a power of two. 32 is DPDK's default lcore cache flush
+ * batch and the kernel's bulk-free size. */
+#define PP_STASH_SIZE 32u
+#define PP_STASH_MASK (PP_STASH_SIZE - 1)
+/* Pools a thread returns to without flushing on every switch. */
+#define PP_STASH_SLOTS 4
+
+struct pp_stash_slot {
+	/* Key: written by the thread under the stash lock while the slot is
+	 * empty; a stale pointer once the slot is empty. */
+	struct page_pool *pool;
+	unsigned int cap;		/* flush at this many pages */
+	unsigned int head;		/* appends: the thread only */
+	unsigned int tail;		/* take-outs: under the stash lock */
+	struct page *pages[PP_STASH_SIZE];
+};
+
+struct pp_stash {
+	struct pp_spinlock lock;
+	unsigned int victim;		/* next slot to reuse (thread only) */
+	struct pp_stash *next;		/* stash_list, under stash_list_lock */
+	struct pp_stash_slot slot[PP_STASH_SLOTS];
+};
+
+/* Every live thread's stash, for _pp_stash_steal(). */
+static pthread_mutex_t stash_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pp_stash *stash_list;
+
+static pthread_key_t stash_key;
+static pthread_once_t stash_once = PTHREAD_ONCE_INIT;
+static int stash_key_ok;
+
+/*
+ * Initial-exec: the default model for a shared library's thread
+ * variables calls __tls_get_addr() on every access. Two words of static
+ * TLS, which glibc reserves room for even in a library loaded with
+ * dlopen().
+ */
+#define PP_TLS_IE __attribute__((tls_model("initial-exec")))
+
+/* This thread's stash; NULL before the first remote return and after the
+ * exit flush. */
+static __thread struct pp_stash *stash_self PP_TLS_IE;
+/* < 0: the thread returns straight to the ring (no stash could be set
+ * up, or the thread is exiting). */
+static __thread int stash_state PP_TLS_IE;
+
+/*
+ * Take the pages out of @s under the stash lock (held by the caller);
+ * returns how many were copied to @out. The only place tail moves.
+ */
+static unsigned int
+slot_take(struct pp_stash_slot *s, struct page **out)
+{
+	/* A_H: pairs with release R_H in _pp_stash_put(): the page
+	 * pointers below were written before head covered them. */
+	unsigned int head = pp_load_acquire(&s->head);
+	/* Relaxed: tail is only written here, under the stash lock, which
+	 * the caller holds (its acquire orders the previous writer's store);
+	 * pairs with nothing. */
+	unsigned int tail = pp_load_relaxed(&s->tail);
+	unsigned int n = 0;
+
+	while (tail != head)
+		out[n++] = s->pages[tail++ & PP_STASH_MASK];
+	PP_TEST_DELAY(PP_TP_STASH_TAKEN);
+	/* R_T: pairs with acquire A_T in _pp_stash_put(): the thread may
+	 * overwrite these entries only after they were read here. */
+	pp_store_release(&s->tail, head);
+	return n;
+}
+
+/*
+ * Produce @n pages of one pool, taken out of a stash by their returning
+ * thread, into the ring. They keep the pool alive until the produce;
+ * recycle_ring_bulk() keeps the last-touch rule from there.
+ */
+static void
+flush_pages(struct page **pages, unsigned int n)
+{
+	if (n > 0)
+		_pp_recycle_ring_bulk(pages[0]->pp, pages, n, true);
+}
+
+/* The calling thread flushes one of its slots. */
+static void
+slot_flush(struct pp_stash *st, struct pp_stash_slot *s)
+{
+	struct page *pages[PP_STASH_SIZE];
+	unsigned int n;
+
+	pp_spin_lock(&st->lock);
+	n = slot_take(s, pages);
+	pp_spin_unlock(&st->lock);
+	flush_pages(pages, n);
+}
+
+static void
+stash_unlink(struct pp_stash *st)
+{
+	struct pp_stash **pp;
+
+	pthread_mutex_lock(&stash_list_lock);
+	for (pp = &stash_list; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == st) {
+			*pp = st->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&stash_list_lock);
+}
+
+/* Thread exit: flush everything, then leave the list (a concurrent steal
+ * holds stash_list_lock while it looks at this stash). */
+static void
+stash_destructor(void *arg)
+{
+	struct pp_stash *st = arg;
+	unsigned int i;
+
+	/* Another key's destructor may still return pages: they go straight
+	 * to the ring from now on. */
+	stash_state = -1;
+	stash_self = NULL;
+	for (i = 0; i < PP_STASH_SLOTS; i++)
+		slot_flush(st, &st->slot[i]);
+	stash_unlink(st);
+	free(st);
+}
+
+static void
+stash_key_init(void)
+{
+	stash_key_ok = pthread_key_create(&stash_key, stash_destructor) == 0;
+}
+
+static __attribute__((noinline, cold)) struct pp_stash *
+stash_create(void)
+{
+	struct pp_stash *st = NULL;
+
+	pthread_once(&stash_once, stash_key_init);
+	/*
+	 * posix_memalign, not _pp_zalloc_aligned(): the allocation fault
+	 * injector counts the library's allocations, and a put must not
+	 * shift the count a test armed. Failing is harmless: the thread
+	 * returns straight to the ring.
+	 */
+	if (!stash_key_ok ||
+	    posix_memalign((void **)&st, PP_CACHELINE_SIZE, sizeof(*st)) != 0) {
+		stash_state = -1;
+		return NULL;
+	}
+	memset(st, 0, sizeof(*st));
+	pp_spin_lock_init(&st->lock);
+	if (pthread_setspecific(stash_key, st) != 0) {
+		free(st);
+		stash_state = -1;
+		return NULL;
+	}
+	pthread_mutex_lock(&stash_list_lock);
+	st->next = stash_list;
+	stash_list = st;
+	pthread_mutex_unlock(&stash_list_lock);
+	stash_state = 1;
+	stash_self = st;
+	return st;
+}
+
+/* A slot for @pool: a free one, or the next victim flushed. */
+static __attribute__((noinline)) struct pp_stash_slot *
+slot_claim(struct pp_stash *st, struct page_pool *pool)
+{
+	struct page *pages[PP_STASH_SIZE];
+	struct pp_stash_slot *s = NULL;
+	unsigned int i, n, ring = (unsigned int)pool->ring.size;
+
+	for (i = 0; i < PP_STASH_SLOTS; i++) {
+		/* A_T: pairs with release R_T in slot_take(); only an
+		 * emptiness test, the lock below orders the rest. */
+		if (pp_load_acquire(&st->slot[i].tail) == st->slot[i].head) {
+			s = &st->slot[i];
+			break;
+		}
+	}
+	if (s == NULL) {
+		s = &st->slot[st->victim];
+		st->victim = (st->victim + 1) % PP_STASH_SLOTS;
+	}
+	pp_spin_lock(&st->lock);
+	n = slot_take(s, pages);
+	s->pool = pool;
+	/* A small ring would overflow on a full flush: a quarter of it. */
+	s->cap = ring / 4 < PP_STASH_SIZE ? ring / 4 : PP_STASH_SIZE;
+	pp_spin_unlock(&st->lock);
+	/* Pages of the slot's previous pool, which they keep alive. */
+	flush_pages(pages, n);
+	return s;
+}
+
+bool
+_pp_stash_put(struct page_pool *pool, struct page *page)
+{
+	struct pp_stash *st = stash_self;
+	struct pp_stash_slot *s;
+	unsigned int i, head;
+
+	if (PP_UNLIKELY(st == NULL)) {
+		if (stash_state < 0)
+			return false;
+		st = stash_create();
+		if (st == NULL)
+			return false;
+	}
+	for (i = 0; i < PP_STASH_SLOTS; i++) {
+		s = &st->slot[i];
+		/* Our own key: written by this thread only. */
+		if (s->pool == pool)
+			goto found;
+	}
+	s = slot_claim(st, pool);
+found:
+	if (PP_UNLIKELY(s->cap < 2))
+		return false;
+	/* Plain: this thread is head's only writer. */
+	head = s->head;
+	/* A_T: pairs with release R_T in slot_take(): the entry about to
+	 * be written was read out before tail passed it. */
+	if (PP_UNLIKELY(head - pp_load_acquire(&s->tail) >= s->cap)) {
+		slot_flush(st, s);
+	}
+	s->pages[head & PP_STASH_MASK] = page;
+	/* R_H: pairs with acquire A_H in slot_take(): publishes the entry.
+	 * After it the page may be stolen, and the pool freed: nothing
+	 * below touches either. */
+	pp_store_release(&s->head, head + 1);
+	if (PP_UNLIKELY(head + 1 - pp_load_acquire(&s->tail) >= s->cap))
+		slot_flush(st, s);
+	return true;
+}
+
+void
+_pp_stash_flush_self(struct page_pool *pool)
+{
+	struct pp_stash *st = stash_self;
+	unsigned int i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < PP_STASH_SLOTS; i++) {
+		/* Own key; a slot with a stale key equal to @pool is empty. */
+		if (st->slot[i].pool == pool)
+			slot_flush(st, &st->slot[i]);
+	}
+}
+
+void
+pp_stash_flush(void)
+{
+	struct pp_stash *st = stash_self;
+	unsigned int i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < PP_STASH_SLOTS; i++)
+		slot_flush(st, &st->slot[i]);
+}
+
+unsigned int
+_pp_stash_steal(struct page_pool *pool)
+{
+	struct page *pages[PP_STASH_SIZE];
+	struct pp_stash *st;
+	unsigned int i, n, total = 0;
+
+	pthread_mutex_lock(&stash_list_lock);
+	for (st = stash_list; st != NULL; st = st->next) {
+		pp_spin_lock(&st->lock);
+		for (i = 0; i < PP_STASH_SLOTS; i++) {
+			/* Key read under the lock, as it is written. A slot
+			 * with a stale key equal to @pool (an earlier pool at
+			 * this address) is empty. */
+			if (st->slot[i].pool != pool)
+				continue;
+			n = slot_take(&st->slot[i], pages);
+			total += n;
+			/* Released under the locks: this is the pool's
+			 * release path, it cannot be freed under us, and
+			 * _pp_return_page() takes no stash lock. */
+			while (n > 0)
+				_pp_return_page(pool, pages[--n]);
+		}
+		pp_spin_unlock(&st->lock);
+	}
+	pthread_mutex_unlock(&stash_list_lock);
+	return total;
+}
