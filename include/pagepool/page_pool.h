@@ -56,6 +56,9 @@
 #define PAGEPOOL_PAGE_POOL_H
 
 #include <pagepool/page_pool_types.h>
+#if defined(PP_MODEL_CHECK)
+#include <pthread.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,7 +133,12 @@ PP_API uint64_t page_pool_debug_errors(const struct page_pool *pool);
 static inline unsigned long
 pp_thread_self(void)
 {
+#if defined(PP_MODEL_CHECK)
+	/* Model checkers (tests/genmc) have no thread pointer register. */
+	return (unsigned long)pthread_self();
+#else
 	return (unsigned long)__builtin_thread_pointer();
+#endif
 }
 
 /** napi_init_current() - make the calling thread @napi's owner. */

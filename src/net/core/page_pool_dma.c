@@ -40,9 +40,15 @@
 #include "lib/test_hooks.h"
 #include "page_pool_priv.h"
 
+/* Overridable for the GenMC harnesses (tests/genmc/page_pool_env.h),
+ * which step through the whole directory at every free. */
+#ifndef TRACK_CHUNK_SHIFT
 #define TRACK_CHUNK_SHIFT 10
+#endif
 #define TRACK_CHUNK (1u << TRACK_CHUNK_SHIFT)
+#ifndef TRACK_DIR
 #define TRACK_DIR 4096u
+#endif
 /* Ids 1 .. TRACK_DIR * TRACK_CHUNK - 1: four million pages in flight per
  * pool (16 GiB of 4 KiB pages) before a map fails with ENOSPC. */
 #define TRACK_MAX_ID (TRACK_DIR * TRACK_CHUNK - 1)
