@@ -111,7 +111,7 @@ main(void)
 	pthread_join(d, NULL);
 
 	for (i = 0; i < ENV_NPAGES; i++) {
-		assert(!env_page_used[i]);
+		assert(!__atomic_load_n(&env_page_used[i], __ATOMIC_RELAXED));
 		assert(!env_mapped[i]);
 	}
 	return 0;

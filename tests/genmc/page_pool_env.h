@@ -2,17 +2,21 @@
 /*
  * Copyright (c) 2026 The pagepool authors
  *
- * The test configuration the page_pool harnesses run the real sources in.
- * GenMC checks one translation unit, so this header includes the real
- * src/lib/ptr_ring.c and src/net/core/page_pool{,_alloc,_put,_dma}.c
- * unchanged, and replaces only what they call outside themselves and what
+ * The test configuration the page_pool and page_frag_cache harnesses run
+ * the real sources in. GenMC checks one translation unit, so this header
+ * includes the real src/lib/ptr_ring.c, src/net/core/page_pool{,_alloc,
+ * _put,_dma}.c and src/mm/page_frag_cache.c unchanged, and replaces only what they call outside themselves and what
  * the checker cannot run:
  *
  *  - the page allocator (mmap-backed regions, per-thread caches): a fixed
  *    array of ENV_NPAGES order-0 pages; alloc_pages_node() and
- *    alloc_pages_bulk_node() hand out free ones, put_page() and
- *    __free_pages() drop a reference (page_ref_sub_and_test(), the real
- *    header's R2/A2) and mark the page free at zero;
+ *    alloc_pages_bulk_node() hand out free ones (a higher order fails, so
+ *    the frag cache falls back to a page), virt_to_page() finds them,
+ *    put_page() and __free_pages() drop a reference
+ *    (page_ref_sub_and_test(), the real header's R2/A2) and at zero the
+ *    page is free and its bytes are overwritten with plain stores, as
+ *    the next owner may: a holder's write to it not ordered before the
+ *    last drop is reported as a race;
  *  - the library's memory (_pp_zalloc_aligned()/_pp_free()): GenMC's own
  *    malloc/free, so an access to a freed pool is reported ("Attempt to
  *    access freed memory"); blocks above ENV_BIG (the DMA tracking
@@ -58,7 +62,8 @@
 
 /*
  * GenMC's <pthread.h> has no condition variables and no pthread_once:
- * page_pool.c's deferred-release thread uses them, and never runs here.
+ * page_pool.c's deferred-release thread uses them, and never runs here
+ * (nor do the users of the other declarations below).
  */
 typedef int pthread_cond_t;
 typedef int pthread_condattr_t;
@@ -73,6 +78,11 @@ int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 			   const struct timespec *abstime);
 int pthread_once(pthread_once_t *once, void (*fn)(void));
 int pthread_attr_setdetachstate(pthread_attr_t *attr, int state);
+/* Nor thread-specific keys: page_frag_cache.c's per-thread cache. */
+typedef unsigned int pthread_key_t;
+int pthread_key_create(pthread_key_t *key, void (*destructor)(void *));
+int pthread_setspecific(pthread_key_t key, const void *value);
+void *calloc(size_t n, size_t size);
 
 /* A DMA tracking directory of 2 chunks of 4 slots, not 4096 of 1024: the
  * destroy steps through all of it. */
@@ -88,6 +98,11 @@ struct device {
 #include "net/core/page_pool_alloc.c"
 #include "net/core/page_pool_put.c"
 #include "net/core/page_pool_dma.c"
+/* GenMC cannot initialise a thread-local struct; page_frag_cache.c's
+ * per-thread cache (its only thread-local) is not used here. */
+#define __thread
+#include "mm/page_frag_cache.c"
+#undef __thread
 
 /* ---- Memory ------------------------------------------------------------ */
 
@@ -162,9 +177,9 @@ _pp_fault_should_fail(void)
 /* ---- Page allocator ---------------------------------------------------- */
 
 static struct page env_pages[ENV_NPAGES];
-static char env_mem[ENV_NPAGES][64];
-/* 1 while allocated; written by whoever frees the page (plain: a free
- * not ordered after the other holders' accesses is a race). */
+static char env_mem[ENV_NPAGES][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+/* 1 while allocated. Taken with acquire and given back with release, as
+ * the real allocator's locks do: the allocator is not what is checked. */
 static int env_page_used[ENV_NPAGES];
 
 static int
@@ -182,10 +197,13 @@ env_alloc_one(void)
 	int i;
 
 	for (i = 0; i < ENV_NPAGES; i++) {
-		if (!env_page_used[i]) {
+		int zero = 0;
+
+		if (__atomic_compare_exchange_n(&env_page_used[i], &zero, 1,
+						false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
 			struct page *page = &env_pages[i];
 
-			env_page_used[i] = 1;
 			page->flags = 0;
 			page->pp_magic = 0;
 			page->pp = NULL;
@@ -204,8 +222,7 @@ alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
 	(void)nid;
 	(void)gfp;
-	assert(order == 0);
-	return env_alloc_one();
+	return order == 0 ? env_alloc_one() : NULL;
 }
 
 unsigned long
@@ -228,8 +245,25 @@ free_frozen_pages(struct page *page, unsigned int order)
 	int i = env_page_index(page);
 
 	(void)order;
-	assert(env_page_used[i]);
-	env_page_used[i] = 0;
+	/* The bytes the harnesses write (bytes 0 and 1 of a page, byte 0
+	 * of its second 64-byte fragment), as the next owner would. */
+	env_mem[i][0] = 0x5a;
+	env_mem[i][1] = 0x5a;
+	env_mem[i][64] = 0x5a;
+	assert(__atomic_exchange_n(&env_page_used[i], 0, __ATOMIC_RELEASE));
+}
+
+struct page *
+virt_to_page(const void *addr)
+{
+	const char *c = addr;
+	int i;
+
+	for (i = 0; i < ENV_NPAGES; i++) {
+		if (c >= env_mem[i] && c < env_mem[i] + PAGE_SIZE)
+			return &env_pages[i];
+	}
+	return NULL;
 }
 
 void
@@ -288,7 +322,7 @@ dma_addr_t
 pp_dma_map(struct device *dev, void *vaddr, size_t size,
 	   enum dma_data_direction dir, unsigned long attrs)
 {
-	int i = (int)(((char (*)[64])vaddr) - env_mem);
+	int i = (int)(((char (*)[PAGE_SIZE])vaddr) - env_mem);
 
 	(void)dev;
 	(void)size;
