@@ -382,14 +382,16 @@ page_pool_unref_page(struct page *page, long nr)
 {
 	long ret;
 
-	/* A3: pairs with the release half of other holders' drops below. */
+	/* A3: pairs with the release half of other holders' drops below.
+	 * Needed: relaxed, tests/genmc/page_pool_frag.c finds a race. */
 	if (pp_load_acquire(&page->pp_ref_count) == nr) {
 		if (!__builtin_constant_p(nr) || nr != 1)
 			pp_store_relaxed(&page->pp_ref_count, 1);
 		return 0;
 	}
 	/* R3/A3: each drop publishes its holder's writes to the page; the
-	 * last one sees them all before the page is recycled. */
+	 * last one sees them all before the page is recycled. Needed:
+	 * relaxed, tests/genmc/page_pool_frag.c finds a race. */
 	ret = __atomic_sub_fetch(&page->pp_ref_count, nr, __ATOMIC_ACQ_REL);
 	if (ret == 0)
 		pp_store_relaxed(&page->pp_ref_count, 1);

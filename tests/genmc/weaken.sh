@@ -9,7 +9,8 @@
 # then fails; one that no harness catches must either be relaxed in the
 # code (with the harnesses as proof) or be listed in weaken-keep.txt with
 # the reason it stays. Prints a markdown table (docs/genmc.md keeps it).
-#   weaken.sh SOURCE_ROOT
+#   weaken.sh SOURCE_ROOT [FILE...]
+# FILEs (relative to SOURCE_ROOT) narrow the scope to those files.
 # Exit 0 when every access is caught or kept with a reason, 1 otherwise,
 # 77 without GenMC.
 set -u
@@ -27,6 +28,8 @@ scope=(include/pagepool/ptr_ring.h include/pagepool/spinlock_pvt.h
 	src/net/core/page_pool_alloc.c src/net/core/page_pool_dma.c
 	include/pagepool/page_frag_cache.h src/mm/page_frag_cache.c)
 ops='pp_store_release|pp_load_acquire|pp_xchg_acquire|pp_fetch_sub_acq_rel|__ATOMIC_(RELEASE|ACQUIRE|ACQ_REL|SEQ_CST)'
+shift
+[ $# -gt 0 ] && scope=("$@")
 harnesses=$(grep -v '^#' "$here/harnesses.txt" | awk -F'|' '$2 == "pass" {print $1}')
 
 work=$(mktemp -d)
