@@ -5,8 +5,8 @@
  * The test configuration the page_pool and page_frag_cache harnesses run
  * the real sources in. GenMC checks one translation unit, so this header
  * includes the real src/lib/ptr_ring.c, src/net/core/page_pool{,_alloc,
- * _put,_dma}.c and src/mm/page_frag_cache.c unchanged, and replaces only what they call outside themselves and what
- * the checker cannot run:
+ * _put,_dma}.c and src/mm/page_frag_cache.c unchanged, and replaces only
+ * what they call outside themselves and what the checker cannot run:
  *
  *  - the page allocator (mmap-backed regions, per-thread caches): a fixed
  *    array of ENV_NPAGES order-0 pages; alloc_pages_node() and
@@ -17,11 +17,12 @@
  *    page is free and its bytes are overwritten with plain stores, as
  *    the next owner may: a holder's write to it not ordered before the
  *    last drop is reported as a race;
- *  - the library's memory (_pp_zalloc_aligned()/_pp_free()): GenMC's own
- *    malloc/free, so an access to a freed pool is reported ("Attempt to
- *    access freed memory"); blocks above ENV_BIG (the DMA tracking
- *    directory) come from a static zeroed arena instead, because the
- *    checker zeroes memory one event at a time;
+ *  - the library's memory (_pp_zalloc_aligned()/_pp_free()): a static
+ *    home for each object, overwritten with plain stores when the pool
+ *    or its ring's queue is freed (see "Memory" below), so an access to a
+ *    freed pool is reported as a race;
+ *  - page_pool_create(): env_pool_create(), its sequence without the
+ *    struct copy GenMC cannot run;
  *  - the DMA device: pp_dma_map() and friends check, with plain reads,
  *    that the device is still bound and the mapping live. The harness
  *    unbinds the device (a plain write) as soon as page_pool_destroy()
@@ -88,10 +89,6 @@ void *calloc(size_t n, size_t size);
  * destroy steps through all of it. */
 #define TRACK_CHUNK_SHIFT 2
 #define TRACK_DIR 2u
-
-struct device {
-	int unused;
-};
 
 #include "lib/ptr_ring.c"
 #include "net/core/page_pool.c"
