@@ -21,8 +21,8 @@
  * returner 0's sync and returner 1's unmap race with the destroy-time
  * scrub, and the device is unbound as soon as page_pool_destroy() returns.
  *
- * Checks: nobody touches the pool after it is freed (GenMC reports an
- * access to freed memory: a statistic counted after the unlock, a release
+ * Checks: nobody touches the pool after it is freed (a race with the
+ * stores that free it: a statistic counted after the unlock, a release
  * without the producer-lock barrier, a count increment not ordered before
  * the in-flight read); no DMA op of the pool runs after destroy returned
  * (a race with the unbind); each page is unmapped exactly once; at the
@@ -54,6 +54,9 @@ returner(void *arg)
 	int id = (int)(long)arg;
 	struct page *page = page_of[id];
 
+	/* Another return path (the remote-return stash, say) is another
+	 * branch below, chosen by a -D flag on its own harnesses.txt line
+	 * (docs/genmc.md, "Extending them"). */
 	/* The packet's data: plain, the page's user wrote it. */
 	((char *)page_address(page))[1] = (char)id;
 	if (id == 0) {
