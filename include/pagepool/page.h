@@ -301,6 +301,7 @@ page_ref_sub_and_test(struct page *page, int nr)
 	 * R2/A2: acq_rel pairs with itself in the other holders' drops: each
 	 * release publishes that holder's writes to the page, and the acquire
 	 * half lets the last one free it only after seeing all of them.
+	 * Needed: relaxed, tests/genmc/page_frag.c finds a race.
 	 */
 	return pp_fetch_sub_acq_rel(&page->_refcount, nr) == nr;
 }

@@ -56,6 +56,9 @@
 #define PAGEPOOL_PAGE_POOL_H
 
 #include <pagepool/page_pool_types.h>
+#if defined(PP_MODEL_CHECK)
+#include <pthread.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,7 +133,12 @@ PP_API uint64_t page_pool_debug_errors(const struct page_pool *pool);
 static inline unsigned long
 pp_thread_self(void)
 {
+#if defined(PP_MODEL_CHECK)
+	/* Model checkers (tests/genmc) have no thread pointer register. */
+	return (unsigned long)pthread_self();
+#else
 	return (unsigned long)__builtin_thread_pointer();
+#endif
 }
 
 /** napi_init_current() - make the calling thread @napi's owner. */
@@ -395,14 +403,16 @@ page_pool_unref_page(struct page *page, long nr)
 {
 	long ret;
 
-	/* A3: pairs with the release half of other holders' drops below. */
+	/* A3: pairs with the release half of other holders' drops below.
+	 * Needed: relaxed, tests/genmc/page_pool_frag.c finds a race. */
 	if (pp_load_acquire(&page->pp_ref_count) == nr) {
 		if (!__builtin_constant_p(nr) || nr != 1)
 			pp_store_relaxed(&page->pp_ref_count, 1);
 		return 0;
 	}
 	/* R3/A3: each drop publishes its holder's writes to the page; the
-	 * last one sees them all before the page is recycled. */
+	 * last one sees them all before the page is recycled. Needed:
+	 * relaxed, tests/genmc/page_pool_frag.c finds a race. */
 	ret = __atomic_sub_fetch(&page->pp_ref_count, nr, __ATOMIC_ACQ_REL);
 	if (ret == 0)
 		pp_store_relaxed(&page->pp_ref_count, 1);

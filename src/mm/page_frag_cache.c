@@ -686,7 +686,9 @@ page_frag_alloc_abort(struct page_frag_cache *nc, void *va,
  * sfence so the data is ordered before whatever publishes the fragment).
  * Sanitizers do not see such stores; their builds use memcpy.
  */
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
+#if defined(PP_MODEL_CHECK)
+/* Model checkers (tests/genmc) know no streaming stores or fences. */
+#elif defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
 	!defined(__SANITIZE_THREAD__) && !defined(__has_feature)
 #define PFC_HAVE_NT 1
 #elif defined(__x86_64__) && defined(__has_feature)

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: MIT
 #
 # Runs one GenMC harness configuration of tests/genmc/harnesses.txt under
-# RC11 and under IMM, against the headers in INCLUDE_DIR (the tree's own,
-# or a weakened copy from weaken.sh).
-#   run_genmc.sh SOURCE_ROOT NAME [INCLUDE_DIR]
-# Exit 0 when every run met its expectation ("pass": no error; "error":
+# RC11 and under IMM, against the headers in INCLUDE_DIR and the sources
+# in SRC_DIR (the tree's own, or weakened copies from weaken.sh).
+#   run_genmc.sh SOURCE_ROOT NAME [INCLUDE_DIR [SRC_DIR]]
+# GENMC_MODELS (default "--rc11 --imm") picks the models (weaken.sh tries
+# RC11 alone first). Exit 0 when every run met its expectation ("pass": no error; "error":
 # GenMC reports one), 1 otherwise, 77 when GenMC is not available: set
 # GENMC to the binary, or build it with scripts/build-genmc.sh.
 set -u
-src=$1 name=$2 inc=${3:-$1/include}
+src=$1 name=$2 inc=${3:-$1/include} srcdir=${4:-$1/src}
 here=$src/tests/genmc
 genmc=${GENMC:-$src/build-genmc/bin/genmc}
 if ! [ -x "$genmc" ]; then
@@ -21,11 +22,11 @@ line=$(grep -v '^#' "$here/harnesses.txt" | grep "^$name|") ||
 IFS='|' read -r _ expect file gflags cflags <<<"$line"
 
 rc=0
-for model in --rc11 --imm; do
+for model in ${GENMC_MODELS:---rc11 --imm}; do
 	start=$(date +%s%N)
 	# shellcheck disable=SC2086
 	out=$(timeout 600 "$genmc" $model --disable-estimation $gflags -- \
-		-I"$inc" -DPP_MODEL_CHECK $cflags "$here/$file" 2>&1)
+		-I"$inc" -I"$srcdir" -DPP_MODEL_CHECK $cflags "$here/$file" 2>&1)
 	status=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
 	execs=$(sed -n 's/^Number of complete executions explored: //p' <<<"$out")

@@ -137,7 +137,8 @@ _pp_return_page(struct page_pool *pool, struct page *page)
 	/*
 	 * R4: pairs with acquire A4 in page_pool_inflight(). The last access
 	 * to @pool: after it a concurrent release may find nothing in flight
-	 * and free the pool.
+	 * and free the pool. Needed: relaxed,
+	 * tests/genmc/page_pool_destroy.c finds a race with the free.
 	 */
 	__atomic_fetch_add(&pool->pages_state_release_cnt, 1,
 			   __ATOMIC_RELEASE);
@@ -157,7 +158,8 @@ page_pool_inflight(const struct page_pool *pool)
 	 * as the negative count of an accounting bug. */
 	if (pool == NULL)
 		return 0;
-	/* A4: pairs with release R4 in _pp_return_page(). */
+	/* A4: pairs with release R4 in _pp_return_page(). Needed: relaxed,
+	 * tests/genmc/page_pool_destroy.c finds a race with the free. */
 	release = __atomic_load_n(&pool->pages_state_release_cnt,
 				  __ATOMIC_ACQUIRE);
 
@@ -394,7 +396,9 @@ page_pool_release(struct page_pool *pool)
 			"page_pool: id %u: Negative(%d) inflight packet-pages\n",
 			pool->id, inflight);
 	/* Wait out a producer between its produce and its unlock (R1 in
-	 * pp_spin_unlock pairs with our acquire). */
+	 * pp_spin_unlock pairs with our acquire). Without it
+	 * tests/genmc/page_pool_destroy.c finds the free racing with the
+	 * producer's statistic. */
 	pp_spin_lock(&pool->ring.producer_lock);
 	pp_spin_unlock(&pool->ring.producer_lock);
 	pool->destroy_cnt++;
@@ -515,13 +519,24 @@ defer_thread(void *arg)
 	return NULL;
 }
 
+#if defined(PP_MODEL_CHECK)
+/* The GenMC harnesses (tests/genmc) know no clock and no timed wait: they
+ * retry page_pool_release() themselves, after this hook. */
+void _pp_model_defer_release(struct page_pool *pool);
+#endif
+
 static void
 defer_release(struct page_pool *pool)
 {
-	uint64_t now = now_ms();
+	uint64_t now;
 	pthread_attr_t attr;
 	pthread_t th;
 
+#if defined(PP_MODEL_CHECK)
+	_pp_model_defer_release(pool);
+	return;
+#endif
+	now = now_ms();
 	pthread_once(&defer_once, defer_init);
 	pthread_mutex_lock(&defer_lock);
 	pool->defer_start_ms = now;
@@ -570,7 +585,9 @@ page_pool_destroy(struct page_pool *pool)
 		return;
 	if (PP_DEBUG)
 		__page_pool_debug_destroy(pool);
-	/* A5/R5: the last user sees the others' work on the pool. */
+	/* A5/R5: the last user sees the others' work on the pool. Needed:
+	 * relaxed, tests/genmc/page_pool_users.c finds a race on the
+	 * alloc cache the driver filled. */
 	if (__atomic_sub_fetch(&pool->user_cnt, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	page_pool_disable_direct_recycling(pool);

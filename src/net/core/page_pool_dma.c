@@ -40,9 +40,15 @@
 #include "lib/test_hooks.h"
 #include "page_pool_priv.h"
 
+/* Overridable for the GenMC harnesses (tests/genmc/page_pool_env.h),
+ * which step through the whole directory at every free. */
+#ifndef TRACK_CHUNK_SHIFT
 #define TRACK_CHUNK_SHIFT 10
+#endif
 #define TRACK_CHUNK (1u << TRACK_CHUNK_SHIFT)
+#ifndef TRACK_DIR
 #define TRACK_DIR 4096u
+#endif
 /* Ids 1 .. TRACK_DIR * TRACK_CHUNK - 1: four million pages in flight per
  * pool (16 GiB of 4 KiB pages) before a map fails with ENOSPC. */
 #define TRACK_MAX_ID (TRACK_DIR * TRACK_CHUNK - 1)
@@ -68,7 +74,9 @@ struct pp_dma_track {
 static struct pp_dma_slot *
 slot_of(struct pp_dma_track *t, uint32_t id)
 {
-	/* A6: pairs with release R6 in track_alloc(). */
+	/* A6: pairs with release R6 in track_alloc(). No GenMC harness
+	 * needs it (every reader reaches the id through an ordered handover);
+	 * kept, see tests/genmc/weaken-keep.txt. */
 	struct pp_dma_slot *chunk =
 		pp_load_acquire(&t->chunks[id >> TRACK_CHUNK_SHIFT]);
 
@@ -132,7 +140,8 @@ track_alloc(struct pp_dma_track *t, struct page *page, dma_addr_t addr)
 			pp_spin_unlock(&t->lock);
 			return 0;
 		}
-		/* R6: pairs with acquire A6 in slot_of(). */
+		/* R6: pairs with acquire A6 in slot_of(). Kept without a
+		 * harness that needs it: tests/genmc/weaken-keep.txt. */
 		pp_store_release(&t->chunks[id >> TRACK_CHUNK_SHIFT], chunk);
 	}
 	t->next_unused++;
@@ -140,7 +149,8 @@ track_alloc(struct pp_dma_track *t, struct page *page, dma_addr_t addr)
 publish:
 	slot->addr = addr;
 	/* R7: pairs with the acquire of the winning exchange in
-	 * track_take(): the winner sees addr. */
+	 * track_take(): the winner sees addr. Kept without a harness that
+	 * needs it: tests/genmc/weaken-keep.txt. */
 	pp_store_release(&slot->page, page);
 	pp_spin_unlock(&t->lock);
 	return id;
@@ -159,7 +169,8 @@ track_take(struct pp_dma_track *t, uint32_t id, struct page *page,
 
 	if (slot == NULL)
 		return false;
-	/* A7: pairs with release R7 in track_alloc(). */
+	/* A7: pairs with release R7 in track_alloc(). Kept without a
+	 * harness that needs it: tests/genmc/weaken-keep.txt. */
 	if (!__atomic_compare_exchange_n(&slot->page, &expected, NULL, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
@@ -200,7 +211,9 @@ static void
 dev_exit(struct pp_dma_track *t)
 {
 	/* R8: pairs with acquire S3 in _pp_dma_scrub(): the op's work on
-	 * the device happens before destroy returns. */
+	 * the device happens before destroy returns. Needed: relaxed,
+	 * tests/genmc/page_pool_destroy.c (DMA) finds the op racing with
+	 * the device's unbind. */
 	__atomic_fetch_sub(&t->users, 1, __ATOMIC_RELEASE);
 }
 
@@ -212,7 +225,10 @@ static bool
 dev_enter(struct pp_dma_track *t)
 {
 	/* S1: sequentially consistent with S2 in _pp_dma_scrub(): either
-	 * the scrub sees this count and waits, or this sees revoked. */
+	 * the scrub sees this count and waits, or this sees revoked. Needed:
+	 * either access relaxed (or both acq_rel/acquire), GenMC's
+	 * tests/genmc/page_pool_destroy.c (DMA) finds a DMA op after destroy
+	 * returned. */
 	__atomic_fetch_add(&t->users, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&t->revoked, __ATOMIC_SEQ_CST))
 		return true;
@@ -318,11 +334,13 @@ _pp_dma_scrub(struct page_pool *pool)
 	 * a hint; the revocation below is what excludes a late sync. */
 	pp_store_relaxed(&pool->dma_sync, 0u);
 	/* S2: sequentially consistent with S1 in dev_enter(): no DMA op
-	 * starts after this ... */
+	 * starts after this (needed: relaxed, or S2/S3 release/acquire,
+	 * tests/genmc/page_pool_destroy.c (DMA) finds an op after destroy)
+	 * ... */
 	__atomic_store_n(&t->revoked, 1, __ATOMIC_SEQ_CST);
 	/* ... and those already started end before the scrub goes on. S3:
 	 * also the acquire that pairs with release R8 in dev_exit(), so
-	 * their device work happens before destroy returns. */
+	 * their device work happens before destroy returns. Needed, as S2. */
 	while (__atomic_load_n(&t->users, __ATOMIC_SEQ_CST) != 0)
 		pp_cpu_relax();
 

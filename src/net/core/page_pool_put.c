@@ -67,7 +67,8 @@ recycle_in_ring(struct page_pool *pool, struct page *page, bool hooked)
 	pp_spin_lock(&pool->ring.producer_lock);
 	ok = __ptr_ring_produce(&pool->ring, page) == 0;
 	/* Counted inside the lock: after a successful produce and the
-	 * unlock, the pool may be gone. */
+	 * unlock, the pool may be gone (counted after the unlock,
+	 * tests/genmc/page_pool_destroy.c finds a race with the free). */
 	if (ok)
 		__pp_stat_inc(pool->ring_recycle_stats.ring);
 	else

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * GenMC: fragments of one page_frag_cache block freed on other threads,
+ * on the real src/mm/page_frag_cache.c (test configuration:
+ * page_pool_env.h, where a higher-order block fails, so the block is one
+ * page). The cache's thread cuts two 64-byte fragments, hands one to each
+ * of two threads that write their data and page_frag_free() it, and then,
+ * concurrently, asks for a fragment too big for what is left of the
+ * block: frag_cache_renew() drops the cache's pagecnt_bias in one
+ * page_ref_sub_and_test() and either reuses the block in place (both
+ * fragments were already freed) or opens a new one, leaving the block to
+ * the last page_frag_free(). The cache then writes to its new fragment.
+ *
+ * Checks: whoever frees or reuses the block last is ordered after every
+ * holder's write (the allocator overwrites a freed page's bytes, the
+ * reuse writes over the first fragment: either not ordered is a race); the
+ * block is freed exactly once and every page is free at the end.
+ */
+#include "page_pool_env.h"
+
+#define FRAGSZ 64
+
+static struct page_frag_cache nc;
+static char *frag[2];
+
+static void *
+holder(void *arg)
+{
+	int id = (int)(long)arg;
+
+	frag[id][0] = (char)(id + 1);
+	page_frag_free(frag[id]);
+	return NULL;
+}
+
+int
+main(void)
+{
+	pthread_t h0, h1;
+	char *big;
+
+	page_frag_cache_init(&nc);
+	frag[0] = page_frag_alloc(&nc, FRAGSZ, GFP_KERNEL);
+	frag[1] = page_frag_alloc(&nc, FRAGSZ, GFP_KERNEL);
+	assert(frag[0] != NULL && frag[1] == frag[0] + FRAGSZ);
+
+	pthread_create(&h0, NULL, holder, (void *)0L);
+	pthread_create(&h1, NULL, holder, (void *)1L);
+	/* No room for a page at offset 128: the block is renewed. */
+	big = page_frag_alloc(&nc, PAGE_SIZE, GFP_KERNEL);
+	assert(big != NULL);
+	big[0] = 3;
+	big[64] = 3;
+	pthread_join(h0, NULL);
+	pthread_join(h1, NULL);
+
+	page_frag_free(big);
+	page_frag_cache_drain(&nc);
+	assert(!__atomic_load_n(&env_page_used[0], __ATOMIC_RELAXED));
+	assert(!__atomic_load_n(&env_page_used[1], __ATOMIC_RELAXED));
+	return 0;
+}
