@@ -32,6 +32,9 @@ out=bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).txt
 	bench/cross_cpu_suite.sh "$dir/bench/bench_page_pool_cross_cpu" "$reps"
 	echo "## page_frag_cache (page_frag_test, seed 004)"
 	bench/page_frag_suite.sh "$dir/tools/page_frag_test"
+	echo "## packet path (seed 001's table on the software NIC; DPDK testpmd on net_null beside XDP_DROP)"
+	bench/packet_path_suite.sh "$dir" "$reps" 2 ||
+		echo "# packet path suite failed (see stderr)"
 	echo "## peers (DPDK rte_mempool/rte_ring, ck_ring, glibc, mimalloc, jemalloc)"
 	bench/peers_suite.sh "$dir" "$reps" --png "${out%.txt}-peers.png" ||
 		echo "# peers suite failed (see stderr)"
