@@ -688,6 +688,10 @@ consumer_main(void *arg)
 		if (got == 0)
 			sched_yield();
 	}
+	/* Returns this thread stashed must reach their pools' rings before
+	 * the owners, released by R2, count what their pools hold; the
+	 * stash's own flush at thread exit would come after R2. */
+	pp_stash_flush();
 	/* R2: pairs with acquire A2 in owner_main(): the owners drain their
 	 * back rings until every consumer has left. */
 	__atomic_fetch_sub(&consumers_running, 1, __ATOMIC_RELEASE);

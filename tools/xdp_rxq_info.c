@@ -224,6 +224,13 @@ oom:
 	fprintf(stderr, "ERR: --pcap %s: out of memory\n", path);
 out:
 	fclose(f);
+	if (rc != 0) {
+		/* A refused file leaves nothing allocated behind. */
+		free(pf->buf);
+		free(pf->frames);
+		free(pf->lens);
+		memset(pf, 0, sizeof(*pf));
+	}
 	return rc;
 }
 
