@@ -47,6 +47,20 @@ struct prog_cfg {
 /* PP_DMA_F_* of every DMA device the cases create. */
 static unsigned int dma_flags;
 
+/* The run's device ends with no fault, no DMA-API debug report and no
+ * mapping left; then it is destroyed. */
+static void
+dma_dev_destroy_clean(struct device *dma_dev)
+{
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+
+	CHECK_EQ(pp_dma_dev_get_stats(dma_dev, &ds), 0);
+	CHECK_EQ(ds.faults, 0);
+	CHECK_EQ(ds.debug_errors, 0);
+	CHECK_EQ(ds.live_mappings, 0);
+	pp_dma_dev_destroy(dma_dev);
+}
+
 static struct device *
 make_dma(bool iommu)
 {
@@ -94,7 +108,6 @@ run_case(bool iommu, bool generic, bool no_recycle, uint32_t act)
 				 .name = "test_prog" };
 	struct netsim_opts o = { .sz = sizeof(o), .no_recycle = no_recycle,
 				 .frame_len = 128, .flows = 4 };
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	struct page_pool_stats ps;
 	struct netsim_stats ws;
 	struct net_device *dev;
@@ -180,11 +193,7 @@ run_case(bool iommu, bool generic, bool no_recycle, uint32_t act)
 
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(o.dma_dev);
+	dma_dev_destroy_clean(o.dma_dev);
 }
 
 struct target {
@@ -238,7 +247,6 @@ run_redirect(bool iommu, bool generic, bool threaded)
 	struct bpf_prog prog = { .run = test_prog, .priv = &cfg,
 				 .name = "redirect" };
 	struct netsim_opts o = { .sz = sizeof(o), .frame_len = 256 };
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	struct target t = { 0 };
 	struct page_pool_stats ps;
 	struct net_device *src;
@@ -302,11 +310,7 @@ run_redirect(bool iommu, bool generic, bool threaded)
 		CHECK_EQ(ps.recycle_stats.ring, 0);
 	netsim_destroy(src);
 	pp_test_wait_freed(2000);
-	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(o.dma_dev);
+	dma_dev_destroy_clean(o.dma_dev);
 }
 
 /* Nothing to do: the NAPI would wait for an interrupt; let the wire run. */
@@ -328,7 +332,6 @@ run_wire_thread(bool iommu, bool generic, uint32_t act)
 	struct prog_cfg cfg = { .act = act };
 	struct bpf_prog prog = { .run = test_prog, .priv = &cfg };
 	struct netsim_opts o = { .sz = sizeof(o), .flows = 8 };
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	struct netsim_stats ws;
 	struct net_device *dev;
 	uint64_t n = (uint64_t)t_scale(20000);
@@ -370,11 +373,7 @@ run_wire_thread(bool iommu, bool generic, uint32_t act)
 		CHECK_EQ(dev->xdp_exceptions, 0);
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(o.dma_dev);
+	dma_dev_destroy_clean(o.dma_dev);
 }
 
 /*
@@ -389,7 +388,6 @@ run_cpumap(bool iommu, bool generic)
 	struct prog_cfg cfg = { .act = XDP_REDIRECT, .cpu = 1 };
 	struct bpf_prog prog = { .run = test_prog, .priv = &cfg };
 	struct netsim_opts o = { .sz = sizeof(o), .flows = 3 };
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	struct cpu_map_stats cs;
 	struct page_pool_stats ps;
 	struct net_device *dev;
@@ -433,11 +431,7 @@ run_cpumap(bool iommu, bool generic)
 	}
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(o.dma_dev);
+	dma_dev_destroy_clean(o.dma_dev);
 }
 
 static void
@@ -484,7 +478,6 @@ run_multiqueue(bool iommu, bool generic)
 	struct per_queue pq = { { 0 } };
 	struct bpf_prog prog = { .run = queue_prog, .priv = &pq };
 	struct netsim_opts o = { .sz = sizeof(o), .queues = 4, .flows = 64 };
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	struct netsim_stats ws;
 	struct net_device *dev;
 	uint64_t got[4] = { 0 }, i;
@@ -520,11 +513,7 @@ run_multiqueue(bool iommu, bool generic)
 	}
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(o.dma_dev);
+	dma_dev_destroy_clean(o.dma_dev);
 }
 
 /* Two queues, each with its wire on its own thread: the wire's counters
@@ -742,7 +731,6 @@ run_replay(bool iommu)
 	static const unsigned int lens[] = { 60, 160, 260, 4000, 10 };
 	struct bpf_prog prog = { .run = replay_prog, .name = "replay" };
 	struct netsim_opts o = { .sz = sizeof(o) };
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	const void *frames[5];
 	struct netsim_stats ws;
 	struct net_device *dev;
@@ -791,11 +779,7 @@ run_replay(bool iommu)
 	CHECK_EQ(napi_poll(netsim_napi(dev, 0)), 5);
 	CHECK_EQ(dev->stats.rx_length_errors, 100);
 	netsim_destroy(dev);
-	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(o.dma_dev);
+	dma_dev_destroy_clean(o.dma_dev);
 }
 
 static void
