@@ -35,6 +35,7 @@
 #include <pagepool/ptr_ring.h>
 
 #include "cli.h"
+#include "cpu.h"
 #include "uring_pp.h"
 
 #define BATCH	64
@@ -54,15 +55,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void
@@ -181,7 +173,7 @@ static void
 report(const char *mode, const struct counts *c, struct counts *last,
        double *tlast, bool quiet)
 {
-	double t = now_s(), dt = t - *tlast;
+	double t = pp_tool_now_s(), dt = t - *tlast;
 
 	if (dt < 1.0)
 		return;
@@ -203,7 +195,7 @@ recv_uring(int fd, unsigned int entries, unsigned long long count,
 	struct napi_struct napi;
 	struct page_pool_params pp;
 	struct upp u;
-	double t0 = now_s(), tlast = t0;
+	double t0 = pp_tool_now_s(), tlast = t0;
 	int n, i, err;
 
 	napi_init_current(&napi);
@@ -226,7 +218,7 @@ recv_uring(int fd, unsigned int entries, unsigned long long count,
 		return err == -ENOSYS || err == -EPERM || err == -EINVAL ? 77 : 1;
 	}
 	while (!stop && (count == 0 || c->pkts < count) &&
-	       (duration == 0 || now_s() - t0 < duration)) {
+	       (duration == 0 || pp_tool_now_s() - t0 < duration)) {
 		n = upp_recv(&u, pkts, BATCH, true);
 		if (n < 0) {
 			fprintf(stderr, "udp_sink: recv: %s\n", strerror(-n));
@@ -257,7 +249,7 @@ recv_mmsg(int fd, unsigned long long count, unsigned int duration,
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	struct counts last = { 0, 0 };
-	double t0 = now_s(), tlast = t0;
+	double t0 = pp_tool_now_s(), tlast = t0;
 	struct timespec to = { 0, 100 * 1000000 };
 	int n, i;
 
@@ -269,7 +261,7 @@ recv_mmsg(int fd, unsigned long long count, unsigned int duration,
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
 	while (!stop && (count == 0 || c->pkts < count) &&
-	       (duration == 0 || now_s() - t0 < duration)) {
+	       (duration == 0 || pp_tool_now_s() - t0 < duration)) {
 		/* A fresh buffer for every slot the last batch handed on. */
 		for (i = 0; i < BATCH; i++) {
 			if (iov[i].iov_base == NULL)
@@ -336,7 +328,7 @@ send_loop(const struct sockaddr_in *dst, unsigned int size,
 	struct iovec iov[BATCH];
 	unsigned char *bufs;
 	unsigned long long sent = 0, seq;
-	double t0 = now_s(), t;
+	double t0 = pp_tool_now_s(), t;
 	int fd, n, i, want;
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -359,7 +351,7 @@ send_loop(const struct sockaddr_in *dst, unsigned int size,
 		msgs[i].msg_hdr.msg_namelen = sizeof(*dst);
 	}
 	while (!stop && (count == 0 || sent < count)) {
-		t = now_s() - t0;
+		t = pp_tool_now_s() - t0;
 		if (duration != 0 && t >= duration)
 			break;
 		want = BATCH;
@@ -384,7 +376,7 @@ send_loop(const struct sockaddr_in *dst, unsigned int size,
 		}
 		sent += (unsigned long long)n;
 	}
-	t = now_s() - t0;
+	t = pp_tool_now_s() - t0;
 	printf("udp_sink: sent %llu datagrams of %u bytes in %.3f s: %.0f pps\n",
 	       sent, size, t, t > 0 ? (double)sent / t : 0.0);
 	free(bufs);
@@ -541,12 +533,12 @@ main(int argc, char **argv)
 	       mode == MODE_URING ? "uring" : "recvmmsg",
 	       ret_thread ? ", return thread" : "");
 	fflush(stdout);
-	t0 = now_s();
+	t0 = pp_tool_now_s();
 	if (mode == MODE_URING)
 		rc = recv_uring(fd, entries, count, duration, quiet, &c);
 	else
 		rc = recv_mmsg(fd, count, duration, quiet, &c);
-	t = now_s() - t0;
+	t = pp_tool_now_s() - t0;
 	hand_off_done(th);
 	if (ret_thread)
 		ptr_ring_cleanup(&handoff, NULL);

@@ -34,6 +34,7 @@
 #include <pagepool/page_pool.h>
 
 #include "cli.h"
+#include "cpu.h"
 
 #define NPROTO 256
 
@@ -108,15 +109,6 @@ usage(const char *prog)
 		"    --flows N             UDP flows on the wire (1)\n"
 		"    --wire inline|thread  where the wire runs (inline)\n",
 		prog);
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void
@@ -287,7 +279,7 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	t0 = tlast = now_s();
+	t0 = tlast = pp_tool_now_s();
 	while (!stop) {
 		if (!wire_thread)
 			netsim_wire_rx(dev, 0, NAPI_POLL_WEIGHT);
@@ -295,7 +287,7 @@ main(int argc, char **argv)
 			sched_yield();
 		if ((++iter & 255) != 0)
 			continue;
-		t = now_s();
+		t = pp_tool_now_s();
 		if (t - tlast >= 1.0) {
 			for (i = 0; i < NPROTO; i++) {
 				if (st.rxcnt[i] == prev.rxcnt[i])

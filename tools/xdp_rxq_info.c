@@ -48,6 +48,7 @@
 #include <pagepool/page_pool.h>
 
 #include "cli.h"
+#include "cpu.h"
 
 #define EXIT_OK			0
 #define EXIT_FAIL		1
@@ -376,15 +377,6 @@ fmt_num(char *buf, size_t len, double v, bool sep)
 	}
 	out[o] = '\0';
 	snprintf(buf, len, "%s", out);
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void
@@ -744,7 +736,7 @@ main(int argc, char **argv)
 			goto out_free;
 		}
 	}
-	t0 = tlast = now_s();
+	t0 = tlast = pp_tool_now_s();
 	while (!stop) {
 		int work = 0;
 
@@ -761,7 +753,7 @@ main(int argc, char **argv)
 			sched_yield();
 		if ((++iter & 255) != 0)
 			continue;
-		t = now_s();
+		t = pp_tool_now_s();
 		if (t - tlast >= interval) {
 			stats_print(dev, action_str, options, cur, prev,
 				    t - tlast, sep, dev->num_rx_queues);

@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu.h"
@@ -120,4 +121,13 @@ pp_tool_print_machine(FILE *out)
 		free(names[i]);
 	}
 	free(names);
+}
+
+double
+pp_tool_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -20,6 +20,9 @@ int pp_tool_ncpus(void);
  */
 int pp_tool_pin_nth_cpu(int idx);
 
+/* Seconds on CLOCK_MONOTONIC: for rates over a run, not for timing code. */
+double pp_tool_now_s(void);
+
 /* Print "CPU: <model> (<n> online)" and the kernel's mitigation lines. */
 void pp_tool_print_machine(FILE *out);
 
