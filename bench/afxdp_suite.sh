@@ -13,7 +13,8 @@
 #   ours     xdp_rxq_info --dev <veth> --act XDP_DROP --read: pagepool's
 #            AF_XDP backend (skipped, with a note, where it is not built).
 # All bind in copy mode (zero-copy is refused on veth), native XDP unless
-# --skb. Two passes: a fixed offered rate (--rate, default 100000 pps),
+# --skb (hand and ours; DPDK 22.11's PMD has no such option and attaches
+# natively on veth). Two passes: a fixed offered rate (--rate, default 100000 pps),
 # where the receivers that can sleep in poll() when idle do (hand --poll,
 # ours --sleep; testpmd always polls busily), so the CPU time per packet
 # compares their work at the same load; and a pass as fast as the sender
@@ -26,7 +27,7 @@
 #   bench/afxdp_suite.sh BUILD_DIR [REPS] [SEC] [--rate PPS] [--skb] [--no-max]
 #     REPS  rounds (default 3)      SEC  seconds of sending per row (default 3)
 #     --rate PPS  the fixed offered rate (100000)
-#     --skb       bind in XDP_SKB (generic) mode instead of native
+#     --skb       hand and ours bind in XDP_SKB (generic) mode
 #     --no-max    leave out the as-fast-as-possible pass
 #     --rx-cpu N / --tx-cpu N   the receiver's and the sender's CPU
 #                               (default: the first and the last one)
@@ -108,14 +109,14 @@ ip -n "$NS_A" neigh replace "$IP_B" lladdr "$mac_b" dev "$IF_A" nud permanent
 ip -n "$NS_B" neigh replace "$IP_A" lladdr "$mac_a" dev "$IF_B" nud permanent
 
 xmode=native hflag='' oflag=''
-if [ "$skb" = 1 ]; then xmode=skb hflag=-S oflag=-S; fi
+if [ "$skb" = 1 ]; then xmode='skb (testpmd: native)' hflag=-S oflag=-S; fi
 
 cpuname=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 echo "# afxdp_suite: $reps interleaved rounds of $sec s per row, veth $IF_A -> $IF_B, $xmode XDP, copy mode; receiver on CPU $rx_cpu, sender on CPU $tx_cpu; started $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "# CPU: ${cpuname:-unknown} ($ncpu usable), kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Which receivers can run.
-have_hand=0 have_tp=0 have_ours=0
+have_hand=0 have_tp=0 have_ours=0 osleep=''
 if [ -x "$hand" ]; then
 	have_hand=1
 else
@@ -134,7 +135,6 @@ if [ -x "$ours" ]; then
 	probe=$(timeout 10 "${N[@]}" exec b "$ours" --dev "$IF_B" --act XDP_DROP --duration 1 2>&1)
 	if [ $? -eq 0 ] && grep -q 'received:' <<<"$probe"; then
 		have_ours=1
-		osleep=''
 		"$ours" --help 2>&1 | grep -q -- '--sleep' && osleep=--sleep
 	fi
 fi
@@ -171,14 +171,16 @@ wait_ready() {
 # run_row RECEIVER PASS: one receiver, one pass; appends a result line
 # "receiver|pass|rx_pps|tx_pps|ns_per_pkt|rx_dropped|ring_full|fill_empty|unaccounted".
 run_row() {
-	local who=$1 pass=$2 out=$tmp/rx.out sleepy rateopt=() c0 c1 snd
+	local who=$1 pass=$2 out=$tmp/rx.out rateopt=() hpoll=() osl=() c0 c1 snd
 	local sent secs rxd drop ring fill
-	sleepy=0
-	[ "$pass" = rate ] && { sleepy=1; rateopt=(--rate "$rate"); }
+	if [ "$pass" = rate ]; then
+		rateopt=(--rate "$rate") hpoll=(--poll)
+		[ -z "$osleep" ] || osl=("$osleep")
+	fi
 	case $who in
 	hand)
 		"${N[@]}" exec b taskset -c "$rx_cpu" "$hand" -i "$IF_B" $hflag \
-			$([ $sleepy = 1 ] && echo --poll) --quiet >"$out" 2>&1 &
+			"${hpoll[@]}" --quiet >"$out" 2>&1 &
 		;;
 	testpmd)
 		# No -i: testpmd forwards at once and waits for SIGINT.
@@ -194,7 +196,7 @@ run_row() {
 	ours)
 		"${N[@]}" exec b taskset -c "$rx_cpu" "$ours" --dev "$IF_B" \
 			--act XDP_DROP --read $oflag \
-			$([ $sleepy = 1 ] && echo "$osleep") >"$out" 2>&1 &
+			"${osl[@]}" >"$out" 2>&1 &
 		;;
 	esac
 	rxpid=$!
