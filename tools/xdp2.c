@@ -420,11 +420,15 @@ main(int argc, char **argv)
 			usleep(1000);
 			napi_poll(napi);
 		}
+		/* Closing counts what was delivered and never polled. */
+		dev_close(dev);
 		pp_xsk_get_stats(dev, &xs);
 		printf("AF_XDP dev:%s queue:0 mode:%s received:%" PRIu64
-		       " tx:%" PRIu64 " exceptions:%" PRIu64 "\n", dev->name,
+		       " tx:%" PRIu64 " exceptions:%" PRIu64 " missed:%" PRIu64
+		       "\n", dev->name,
 		       xdp_flags & XDP_FLAGS_SKB_MODE ? "skb" : "native", rx,
-		       dev->stats.tx_packets, dev->xdp_exceptions);
+		       dev->stats.tx_packets, dev->xdp_exceptions,
+		       dev->stats.rx_missed_errors);
 		printf("AF_XDP kernel XDP_STATISTICS: rx_dropped:%" PRIu64
 		       " rx_ring_full:%" PRIu64 " rx_fill_ring_empty_descs:%" PRIu64
 		       " rx_invalid_descs:%" PRIu64 " tx_invalid_descs:%" PRIu64 "\n",

@@ -94,7 +94,7 @@ struct xsk_priv {
 	unsigned int tx_unkicked;	/* posted since the last kick */
 
 	struct pp_xsk_stats st;
-	char open_err[160];
+	char open_err[320];
 };
 
 static const struct net_device_ops xsk_netdev_ops;
@@ -507,6 +507,20 @@ xsk_close_all(struct xsk_priv *p)
 			usleep(1000);
 	}
 	if (p->xsk != NULL) {
+		uint64_t addrs[XSK_BATCH];
+		uint32_t lens[XSK_BATCH];
+		unsigned int n, k;
+
+		/* Frames the kernel delivered that no poll took: counted as
+		 * missed, so every frame stays accounted for. */
+		while ((n = xsk_sock_rx(p->xsk, addrs, lens, XSK_BATCH)) != 0)
+			for (k = 0; k < n; k++) {
+				unsigned int fi = xsk_frame_idx(addrs[k]);
+
+				if (fi < p->nframes &&
+				    p->frames[fi].state == XSK_F_KERNEL)
+					netdev_stat_add(p->dev->stats.rx_missed_errors, 1);
+			}
 		xsk_read_kstats(p);
 		xsk_sock_close(p->xsk);
 		p->xsk = NULL;
@@ -571,7 +585,7 @@ xsk_open(struct net_device *dev)
 	if (statfs("/sys/fs/bpf", &sfs) != 0 ||
 	    (unsigned long)sfs.f_type != BPF_FS_MAGIC_NR) {
 		snprintf(p->open_err, sizeof(p->open_err),
-			 "bpffs is not mounted at /sys/fs/bpf (mount -t bpf bpf /sys/fs/bpf; in a namespace, scripts/netns.sh exec does it)");
+			 "bpffs is not mounted at /sys/fs/bpf, where libxdp keeps the state of the XDP program it attaches (mount -t bpf bpf /sys/fs/bpf; in a namespace, scripts/netns.sh exec does it)");
 		return -ENOENT;
 	}
 	pp.pool_size = p->nframes;

@@ -19,7 +19,10 @@
  * kernel side is libxdp's default program (xsk_def_prog), one per
  * interface; LIBXDP_SKIP_DISPATCHER=1 is set unless the caller set it
  * (the multi-program dispatcher does not load on our kernels).
- * Needs CAP_NET_RAW and CAP_BPF (root) and bpffs at /sys/fs/bpf.
+ * Needs CAP_NET_RAW and CAP_BPF (root) and bpffs at /sys/fs/bpf: libxdp
+ * runs without it (with a warning) but then keeps no record of the program
+ * it attached, which other libxdp users (xdp-loader) rely on; the driver
+ * refuses to open instead, with a message saying so.
  */
 #ifndef PAGEPOOL_XSK_H
 #define PAGEPOOL_XSK_H
