@@ -12,6 +12,10 @@
 #          received as UDP
 #   tx     XDP_TX (xdp_rxq_info, native; xdp2, SKB): every frame received
 #          is sent back and arrives at the sender's interface
+#   redirect  XDP_REDIRECT from the AF_XDP device on b's veth end to one on
+#          a second veth pair inside b (afxdp_redirect, a NAPI thread per
+#          device): every frame received is sent out of the second device
+#          and arrives at its peer, or is counted as dropped
 #   kill   the receiver is killed (SIGKILL) mid-run; `netns.sh down` then
 #          leaves no namespace, veth or bpffs mount behind
 #   errors a missing interface, no permission (as nobody), no bpffs: each
@@ -25,13 +29,15 @@
 # received frame and that the page_pool is empty (no page in flight).
 # Skips (77) when not root, without `ip netns`, or without AF_XDP, saying
 # which.
-#   tests/tool_afxdp_veth.sh CASE xdp_rxq_info xdp2 pp_pktgen netns.sh
+#   tests/tool_afxdp_veth.sh CASE xdp_rxq_info xdp2 pp_pktgen netns.sh \
+#	afxdp_redirect
 set -u
 case=$1
 rxq=$2
 xdp2=$3
 pktgen=$4
 netns=$5
+redirect=${6:-}
 fail=0
 count=${AFXDP_TEST_COUNT:-20000}
 
@@ -205,6 +211,49 @@ tx)
 		echo "FAIL: xdp2 printed no 'proto 17:' line"; cat "$tmp/rx.out"
 		fail=1; }
 	;;
+redirect)
+	# A second pair inside b: OUT is one end, its peer counts arrivals.
+	out=${prefix}o
+	peer=${prefix}p
+	ip -n "$NS_B" link add "$out" type veth peer name "$peer" &&
+	ip -n "$NS_B" link set "$out" up && ip -n "$NS_B" link set "$peer" up || {
+		echo "FAIL: cannot make the second veth pair"; exit 1; }
+	ip netns exec "$NS_B" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
+	p0=$(stat_of "$NS_B" "$peer" rx_packets)
+	d0=$(stat_of "$NS_B" "$peer" rx_dropped)
+	"${N[@]}" exec b "$redirect" "$IF_B" "$out" 20 >"$tmp/rx.out" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q "redirect: ready" "$tmp/rx.out" && break
+		sleep 0.05
+	done
+	if ! grep -q "redirect: ready" "$tmp/rx.out"; then
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		echo "FAIL: redirect: not ready"; cat "$tmp/rx.out"; exit 1
+	fi
+	sleep 0.3
+	"${N[@]}" exec a "$pktgen" --dev "$IF_A" --dst-mac "$mac_b" \
+		--count "$count" --rate 100000 -q >"$tmp/tx.out" 2>&1
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	line=$(grep "^redirect: received" "$tmp/rx.out")
+	set -- $line
+	recv=$3 sent=$7 dropped=$9
+	arrived=$(( $(stat_of "$NS_B" "$peer" rx_packets) - p0 +
+		    $(stat_of "$NS_B" "$peer" rx_dropped) - d0 ))
+	if [ "$rc" -ne 0 ] || [ -z "$line" ] || [ "$recv" -eq 0 ] ||
+	   [ "$sent" -eq 0 ] ||
+	   [ "$arrived" -ne "$sent" ]; then
+		echo "FAIL: redirect: exit $rc, $line, arrived at $peer: $arrived"
+		cat "$tmp/rx.out"
+		fail=1
+	else
+		echo "ok: redirect: received $recv, sent $sent (+ dropped $dropped), arrived $arrived"
+	fi
+	;;
 kill)
 	"${N[@]}" exec b "$rxq" --dev "$IF_B" --act XDP_DROP --duration 30 \
 		>"$tmp/rx.out" 2>&1 &
@@ -276,7 +325,7 @@ errors)
 		echo "FAIL: an XDP program was left on $IF_B"; fail=1; }
 	;;
 *)
-	echo "usage: $0 drop|pass|tx|kill|errors XDP_RXQ_INFO XDP2 PP_PKTGEN NETNS_SH"
+	echo "usage: $0 drop|pass|tx|redirect|kill|errors XDP_RXQ_INFO XDP2 PP_PKTGEN NETNS_SH [AFXDP_REDIRECT]"
 	exit 2
 	;;
 esac

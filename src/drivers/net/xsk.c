@@ -17,6 +17,12 @@
  *  - the TX ring and completion ring: a completed address returns its
  *    frame (xdp_return_frame_rx_napi()) or page to the pool.
  *
+ * Frames redirected to the device (ndo_xdp_xmit(), from any thread) wait
+ * in a ring until the device's own poll copies each into a page of its
+ * pool, posts it on the TX ring and returns the original to its pool:
+ * only the NAPI thread allocates from the pool, as in the kernel, and
+ * the UMEM is the only memory the socket can send from.
+ *
  * Every UMEM frame's owner is kept in a table (struct xsk_frame): posted
  * to the kernel (fill or RX ring), on the TX ring, or the pool's/stack's.
  * Closing deletes the socket first, after which the kernel holds nothing,
@@ -37,6 +43,7 @@
 #include <unistd.h>
 
 #include <pagepool/page_pool.h>
+#include <pagepool/ptr_ring.h>
 
 #include "drivers/net/xsk.h"
 #include "drivers/net/xsk_sock.h"
@@ -90,6 +97,7 @@ struct xsk_priv {
 	struct xsk_frame *frames;
 
 	struct xsk_sock *xsk;
+	struct ptr_ring *xmit_ring;	/* redirected frames, any thread */
 	unsigned int tx_pending;	/* posted, not completed */
 	unsigned int tx_unkicked;	/* posted since the last kick */
 
@@ -417,6 +425,64 @@ xsk_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	return NETDEV_TX_OK;
 }
 
+/* Frames other devices redirected to us: copied into our UMEM and sent.
+ * The originals go back to their pools from here, which may be another
+ * device's thread (xdp_return_frame() takes the pool's ring then). */
+static void
+xsk_xmit_redirected(struct xsk_priv *p, int budget)
+{
+	struct net_device *dev = p->dev;
+	struct xdp_frame *xdpf;
+	int n = 0;
+
+	while (n < budget &&
+	       (xdpf = ptr_ring_consume(p->xmit_ring)) != NULL) {
+		struct page *page = NULL;
+		unsigned int fi;
+		uint64_t addr;
+
+		n++;
+		if (xdpf->len + XDP_PACKET_HEADROOM <= PAGE_SIZE)
+			page = page_pool_dev_alloc_pages(p->pool);
+		if (page == NULL) {
+			netdev_stat_add(dev->stats.tx_dropped, 1);
+			xdp_return_frame(xdpf);
+			continue;
+		}
+		memcpy((unsigned char *)page_address(page) +
+			       XDP_PACKET_HEADROOM, xdpf->data, xdpf->len);
+		addr = page_pool_get_dma_addr(page) + XDP_PACKET_HEADROOM;
+		fi = xsk_frame_idx(addr);
+		if (xsk_tx_post(p, addr, xdpf->len) != 0) {
+			page_pool_put_full_page(p->pool, page, true);
+			netdev_stat_add(dev->stats.tx_dropped, 1);
+		} else {
+			p->frames[fi].page = page;
+			p->frames[fi].state = XSK_F_TX_PAGE;
+			netdev_stat_add(dev->stats.tx_bytes, xdpf->len);
+		}
+		xdp_return_frame(xdpf);
+	}
+}
+
+/* ndo_xdp_xmit(): queue redirected frames for our poll; any thread. */
+static int
+xsk_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
+	     uint32_t flags)
+{
+	struct xsk_priv *p = netdev_priv(dev);
+	int i;
+
+	if (flags & ~XDP_XMIT_FLAGS_MASK)
+		return -EINVAL;
+	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
+		return -ENETDOWN;
+	for (i = 0; i < n; i++)
+		if (ptr_ring_produce_any(p->xmit_ring, frames[i]) != 0)
+			break;
+	return i;
+}
+
 static int
 xsk_poll(struct napi_struct *napi, int budget)
 {
@@ -425,6 +491,7 @@ xsk_poll(struct napi_struct *napi, int budget)
 	int done;
 
 	xsk_tx_clean(p);
+	xsk_xmit_redirected(p, budget);
 	done = xsk_rx(p, budget);
 	/* What this poll posted for TX goes out now. */
 	if (p->tx_unkicked != 0)
@@ -441,6 +508,12 @@ pp_xsk_wait(struct net_device *dev, int timeout_ms)
 
 	if (p == NULL || p->xsk == NULL)
 		return -EINVAL;
+	/* Work that raises no RX interrupt: redirected frames to send now,
+	 * and TX completions to collect soon. */
+	if (!ptr_ring_empty(p->xmit_ring))
+		return 1;
+	if (p->tx_pending != 0 && timeout_ms > 1)
+		timeout_ms = 1;
 	p->st.wait_calls++;
 	return xsk_sock_wait(p->xsk, timeout_ms);
 }
@@ -498,6 +571,15 @@ xsk_close_all(struct xsk_priv *p)
 {
 	unsigned int i;
 
+	/* Redirected frames not sent: back to their pools. */
+	if (p->xmit_ring != NULL) {
+		struct xdp_frame *xdpf;
+
+		while ((xdpf = ptr_ring_consume(p->xmit_ring)) != NULL) {
+			netdev_stat_add(p->dev->stats.tx_dropped, 1);
+			xdp_return_frame(xdpf);
+		}
+	}
 	/* TX that is posted: give the kernel a moment to complete it, then
 	 * the socket goes and with it everything the kernel held. */
 	for (i = 0; p->xsk != NULL && p->tx_pending != 0 && i < 100; i++) {
@@ -650,12 +732,23 @@ xsk_bpf(struct net_device *dev, struct netdev_bpf *bpf)
 	return 0;
 }
 
+/* A redirected frame still queued when the device goes. */
+static void
+xsk_frame_destroy(void *ptr)
+{
+	xdp_return_frame(ptr);
+}
+
 static void
 xsk_uninit(struct net_device *dev)
 {
 	struct xsk_priv *p = netdev_priv(dev);
 
 	netif_napi_del(&p->napi);
+	if (p->xmit_ring != NULL) {
+		ptr_ring_cleanup(p->xmit_ring, xsk_frame_destroy);
+		free(p->xmit_ring);
+	}
 	/* A page still held elsewhere keeps the source busy: then the
 	 * region stays mapped (leaked) rather than pulled from under it. */
 	if (p->src != NULL && pp_mem_source_destroy(p->src) == 0)
@@ -671,6 +764,7 @@ static const struct net_device_ops xsk_netdev_ops = {
 	.ndo_start_xmit = xsk_start_xmit,
 	.ndo_bpf = xsk_bpf,
 	.ndo_uninit = xsk_uninit,
+	.ndo_xdp_xmit = xsk_xdp_xmit,
 };
 
 static void
@@ -761,6 +855,14 @@ pp_xsk_create(const char *ifname, const struct pp_xsk_opts *opts, char *err,
 	p->dma_dev = pp_dma_dev_create_ops(&ops, p, NULL);
 	if (p->dma_dev == NULL)
 		goto nomem;
+	/* ptr_ring is cache-line aligned. */
+	p->xmit_ring = aligned_alloc(64, (sizeof(*p->xmit_ring) + 63) & ~63ul);
+	if (p->xmit_ring == NULL ||
+	    ptr_ring_init(p->xmit_ring, (int)o.ring_size, GFP_KERNEL) != 0) {
+		free(p->xmit_ring);
+		p->xmit_ring = NULL;
+		goto nomem;
+	}
 	dev->dma_dev = p->dma_dev;
 	netif_napi_add(dev, &p->napi, xsk_poll);
 	dev->_rx[0].napi = &p->napi;

@@ -109,7 +109,9 @@ int pp_xsk_get_stats(struct net_device *dev, struct pp_xsk_stats *st);
 
 /**
  * pp_xsk_wait() - sleep in poll() until the RX ring has descriptors or
- * @timeout_ms passes: the idle NAPI thread waiting for its interrupt.
+ * @timeout_ms passes: the idle NAPI thread waiting for its interrupt. It
+ * returns at once when frames redirected to the device wait to be sent,
+ * and sleeps at most 1 ms while sent frames wait for completion.
  * Return: > 0 ready, 0 timeout, -errno.
  * Context: the NAPI thread.
  */
