@@ -243,6 +243,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	ifname = argv[optind];
+	(void)sized;		/* AF_XDP builds only */
+	(void)sleep_idle;
 	if (strncmp(ifname, "sim", 3) != 0) {
 #ifdef PP_HAVE_AFXDP
 		xsk = true;

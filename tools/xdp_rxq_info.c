@@ -651,8 +651,8 @@ main(int argc, char **argv)
 		}
 #else
 		fprintf(stderr,
-			"ERR: --dev %s: not a software NIC (sim<N>), and this build has no AF_XDP backend (libxdp-dev, libbpf-dev; meson -Dafxdp=enabled)\n",
-			ifname);
+			"ERR: --dev name unknown err(%d):%s: %s is not a software NIC (sim<N>), and this build has no AF_XDP backend (libxdp-dev, libbpf-dev; meson -Dafxdp=enabled)\n",
+			ENODEV, strerror(ENODEV), ifname);
 		return EXIT_FAIL_OPTION;
 #endif
 	} else if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16) {
@@ -879,6 +879,8 @@ main(int argc, char **argv)
 	 * go to the stack, so the program's count is checked against what
 	 * had arrived before. */
 	rx_detach = pp_load_relaxed(&dev->stats.rx_packets);
+	(void)rx_detach;	/* AF_XDP builds only */
+	(void)sleep_idle;
 	dev_xdp_attach(dev, NULL, xdp_flags & XDP_FLAGS_MODES);
 	/* The device sends what XDP_TX posted; the driver completes it. */
 	for (q = 0; q < nq; q++) {

@@ -73,17 +73,8 @@ struct xsk_frame {
 };
 
 struct xsk_priv {
+	struct xdp_rxq_info xdp_rxq;	/* cache-line aligned: first */
 	struct net_device *dev;
-	char ifname[IFNAMSIZ];
-	int kifindex;
-	unsigned int queue_id;
-	unsigned int ring_size;
-	unsigned int nframes;
-	bool skb_mode;
-	bool no_recycle;
-
-	struct napi_struct napi;
-	struct xdp_rxq_info xdp_rxq;
 	struct bpf_prog *xdp_prog;	/* native */
 
 	/* The UMEM: a region, its memory source, a DMA device that maps a
@@ -98,10 +89,18 @@ struct xsk_priv {
 
 	struct xsk_sock *xsk;
 	struct ptr_ring *xmit_ring;	/* redirected frames, any thread */
+	struct napi_struct napi;
+	struct pp_xsk_stats st;
+
+	int kifindex;
+	unsigned int queue_id;
+	unsigned int ring_size;
+	unsigned int nframes;
 	unsigned int tx_pending;	/* posted, not completed */
 	unsigned int tx_unkicked;	/* posted since the last kick */
-
-	struct pp_xsk_stats st;
+	bool skb_mode;
+	bool no_recycle;
+	char ifname[IFNAMSIZ];
 	char open_err[320];
 };
 
