@@ -434,8 +434,10 @@ xsk_xmit_redirected(struct xsk_priv *p, int budget)
 	struct xdp_frame *xdpf;
 	int n = 0;
 
+	/* The NAPI thread is the ring's only consumer: no consumer lock,
+	 * as page_pool's own ring (producers take the producer lock). */
 	while (n < budget &&
-	       (xdpf = ptr_ring_consume(p->xmit_ring)) != NULL) {
+	       (xdpf = __ptr_ring_consume(p->xmit_ring)) != NULL) {
 		struct page *page = NULL;
 		unsigned int fi;
 		uint64_t addr;
@@ -509,7 +511,8 @@ pp_xsk_wait(struct net_device *dev, int timeout_ms)
 		return -EINVAL;
 	/* Work that raises no RX interrupt: redirected frames to send now,
 	 * and TX completions to collect soon. */
-	if (!ptr_ring_empty(p->xmit_ring))
+	/* Lockless: we are the only consumer. */
+	if (!__ptr_ring_empty(p->xmit_ring))
 		return 1;
 	if (p->tx_pending != 0 && timeout_ms > 1)
 		timeout_ms = 1;
@@ -574,7 +577,7 @@ xsk_close_all(struct xsk_priv *p)
 	if (p->xmit_ring != NULL) {
 		struct xdp_frame *xdpf;
 
-		while ((xdpf = ptr_ring_consume(p->xmit_ring)) != NULL) {
+		while ((xdpf = __ptr_ring_consume(p->xmit_ring)) != NULL) {
 			netdev_stat_add(p->dev->stats.tx_dropped, 1);
 			xdp_return_frame(xdpf);
 		}
