@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
@@ -83,7 +84,7 @@ xsk_sock_open(const struct xsk_sock_cfg *cfg, struct xsk_sock **out,
 		.bind_flags = XDP_COPY | XDP_USE_NEED_WAKEUP,
 	};
 	struct xsk_sock *s;
-	int ret;
+	int ret, tries;
 
 	libbpf_set_print(xsk_libbpf_print);
 	libxdp_set_print(xsk_libxdp_print);
@@ -99,8 +100,16 @@ xsk_sock_open(const struct xsk_sock_cfg *cfg, struct xsk_sock **out,
 		free(s);
 		return ret < 0 ? ret : -ret;
 	}
-	ret = xsk_socket__create(&s->xsk, cfg->ifname, cfg->queue_id, s->umem,
-				 &s->rx, &s->tx, &sc);
+	/* A socket just closed on the queue (ours, a moment ago) still holds
+	 * it until the kernel's deferred release runs: EBUSY for a few ms.
+	 * Wait up to half a second before saying the queue is taken. */
+	for (tries = 0;; tries++) {
+		ret = xsk_socket__create(&s->xsk, cfg->ifname, cfg->queue_id,
+					 s->umem, &s->rx, &s->tx, &sc);
+		if (ret != -EBUSY || tries == 20)
+			break;
+		usleep(25000);
+	}
 	if (ret != 0) {
 		*what = "AF_XDP socket";
 		xsk_umem__delete(s->umem);
