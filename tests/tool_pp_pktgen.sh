@@ -9,14 +9,16 @@
 # are valid IPv4/UDP, checksum and lengths, addressed to b with no socket
 # listening), and none fails IPv4's header checks; for AF_PACKET at the
 # smallest and largest size, several flows and a paced rate, AF_XDP TX
-# where built with libxdp, and UDP sockets. SIGINT ends a run with its
+# where built with libxdp, and UDP sockets (also into udp_sink, where
+# built). SIGINT ends a run with its
 # totals. Bad input gives a reason and exit 2 (usage) or 1 (no such
 # interface); an unprivileged run exits 3 saying it needs root. Skips
 # (77) when not root or without `ip netns`.
-#   tests/tool_pp_pktgen.sh PATH/TO/pp_pktgen PATH/TO/netns.sh
+#   tests/tool_pp_pktgen.sh PATH/TO/pp_pktgen PATH/TO/netns.sh [PATH/TO/udp_sink]
 set -u
 tool=$1
 netns=$2
+sink=${3:-}
 fail=0
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -99,6 +101,32 @@ fi
 # listener): the datagram refused with it is sent again, so all arrive.
 send "UDP sockets, 4 flows" 20000 --mode udp --dst-ip "$IP_B" --size 100 \
 	--flows 4
+
+# udp_sink (its recvmmsg path) counts every datagram of --mode udp.
+if [ -n "$sink" ]; then
+	out_sink=$(mktemp)
+	ip netns exec "$NS_B" "$sink" --mode recvmmsg --bind "$IP_B" \
+		--port 9100 --count 20000 --duration 20 --quiet >"$out_sink" 2>&1 &
+	spid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q listening "$out_sink" && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.05
+	done
+	out=$(ip netns exec "$NS_A" "$tool" --mode udp --dst-ip "$IP_B" \
+		--udp-dst-port 9100 --count 20000 --rate 50000 --size 200 \
+		--flows 2 --quiet 2>&1)
+	wait "$spid"
+	rc=$?
+	if [ "$rc" -ne 0 ] ||
+	   ! grep -q "recvmmsg received 20000 datagrams, 3160000 bytes" "$out_sink"; then
+		echo "FAIL: udp_sink did not receive pp_pktgen's 20000 datagrams of 158 bytes (exit $rc):"
+		cat "$out_sink"; echo "$out"; fail=1
+	else
+		echo "ok: udp_sink received pp_pktgen --mode udp's 20000 datagrams"
+	fi
+	rm -f "$out_sink"
+fi
 
 # SIGINT: the totals of what was sent. (timeout runs it in the foreground
 # so that SIGINT is not ignored as in a background job.)
