@@ -268,6 +268,7 @@ kill)
 	sleep 0.5
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
+	kill -INT "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	"${N[@]}" down || { echo "FAIL: netns.sh down after SIGKILL"; fail=1; }
 	left=$("${N[@]}" leftovers)
