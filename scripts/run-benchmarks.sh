@@ -35,6 +35,9 @@ out=bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).txt
 	echo "## packet path (seed 001's table on the software NIC; DPDK testpmd on net_null beside XDP_DROP)"
 	bench/packet_path_suite.sh "$dir" "$reps" 2 ||
 		echo "# packet path suite failed (see stderr)"
+	echo "## tap_net_test (seed 004's vhost_net_test through a TAP device)"
+	bench/tap_suite.sh "$dir/tools/tap_net_test" ||
+		echo "# tap_net_test suite failed (see stderr)"
 	echo "## peers (DPDK rte_mempool/rte_ring, ck_ring, glibc, mimalloc, jemalloc)"
 	bench/peers_suite.sh "$dir" "$reps" --png "${out%.txt}-peers.png" ||
 		echo "# peers suite failed (see stderr)"
