@@ -3,8 +3,11 @@
 #
 # Drives tap_net_test end to end through a real TAP device: every frame
 # size from 60 to 9000 bytes makes the round trip intact on the
-# page_frag_cache, page_frag and malloc paths, with the replies freed on
-# the receiving thread and on a second thread, and no buffer stays in use;
+# page_frag_cache, page_frag and malloc paths, as ICMP echo and as ARP,
+# with the replies freed on the receiving thread and on a second thread;
+# payloads span block boundaries (the cache's prepare finds too little
+# room) and no buffer stays in use: every block the fragments came from
+# is back with the page allocator (its count at zero);
 # an unprivileged run fails with exit 3 and says why; SIGINT leaves no
 # device behind; bad usage exits 2. Skips (77) when not root or without
 # /dev/net/tun, naming the reason.
@@ -44,13 +47,33 @@ run() {
 		echo "FAIL: tap_net_test $*: buffers left in use"; echo "$out"
 		fail=1
 	fi
+	if [ "$(grep -Ec '^ +0 +fragment blocks still referenced \(of [1-9][0-9]* used\)' <<<"$out")" -ne 2 ]; then
+		echo "FAIL: tap_net_test $*: fragment blocks not all back"
+		echo "$out"; fail=1
+	fi
+	last=$out
+}
+
+# The page_frag_cache path's payloads split across blocks in the last run.
+split_cache() {
+	awk '/stats for .page_frag_cache./ { c = 1 }
+	     c && /payloads split/ { print $(NF - 4); exit }' <<<"$last"
 }
 
 # 8941 frames cycle once through every size from 60 to 9000.
 run -r 1 -n 8941 -s 60:9000 -q 1
+# Sizes to 9000 run through 32 KiB blocks: payloads must continue in a
+# fresh block (prepare finds less than the minimum room left).
+if [ "$(split_cache)" -lt 1 ] 2>/dev/null || [ -z "$(split_cache)" ]; then
+	echo "FAIL: no page_frag_cache payload spanned a block boundary"
+	echo "$last"; fail=1
+fi
 run -r 1 -n 8941 -s 60:9000 -q 32 -F
 run -r 2 -n 2000 -s 9000 -q 16 -F
 run -r 1 -n 3000 -s 60:9000 -q 8 --nocache
+# ARP: requests padded to every size, the kernel's replies checked.
+run -r 1 -n 8941 -s 60:9000 -q 4 --proto arp
+run -r 1 -n 3000 -s 60:9000 -q 16 -F --proto arp
 
 # Without privileges: a clear message and exit 3. Only where the
 # unprivileged user can start the tool at all: a checkout in a private
@@ -84,7 +107,8 @@ if [ -e /sys/class/net/pagepool0 ]; then
 	echo "FAIL: pagepool0 left behind after SIGINT"; fail=1
 fi
 
-for args in "-s 59" "-s 9001" "-q 0" "-q 257" "-r 0" "-p nosuch" "extra"; do
+for args in "-s 59" "-s 9001" "-q 0" "-q 257" "-r 0" "-p nosuch" "extra" \
+	"--proto nosuch" "--proto"; do
 	# shellcheck disable=SC2086
 	out=$("$tool" $args 2>&1); rc=$?
 	if [ "$rc" -ne 2 ] || [ -z "$out" ]; then

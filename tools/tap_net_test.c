@@ -99,6 +99,7 @@ struct loop {
 	pthread_t freer;
 	volatile int freer_stop;
 	uint64_t out, received, freed_here, freed_there, other;
+	uint64_t split;		/* payloads in more than one fragment */
 };
 
 static uint16_t
@@ -254,6 +255,7 @@ send_one(struct loop *l, uint64_t seq)
 			kfree_skb(skb);
 			return n < 0 ? (int)n : -EMSGSIZE;
 		}
+		l->split += skb_shinfo(skb)->nr_frags > 1;
 		for (int i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
 			const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
 
@@ -415,7 +417,9 @@ recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 
 struct result {
 	double elapsed, task_ms, csw;
-	uint64_t in_use, other;
+	uint64_t in_use, other, split;
+	long held;		/* blocks still referenced; -1 not tracked */
+	unsigned int blocks;	/* distinct blocks fragments came from */
 };
 
 static double
@@ -483,6 +487,28 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 			l.received - l.freed_here - l.freed_there, l.received);
 		err = -EBADMSG;
 	}
+	/*
+	 * And the allocator agrees: every block the socket cut fragments
+	 * from is back with the page allocator, its count at zero. (The
+	 * freer, if any, has been joined: nothing frees any more.)
+	 */
+	res->held = 0;
+	res->blocks = 0;
+	if (path != P_MALLOC) {
+		res->held = frag_sock_blocks_held(&l.sk);
+		res->blocks = l.sk.nr_blocks;
+		if (err == 0 && res->held != 0) {
+			if (res->held < 0)
+				fprintf(stderr, PROG ": %s: out of memory recording the blocks used\n",
+					path_name[path]);
+			else
+				fprintf(stderr, PROG ": %s: %ld of %u fragment blocks still referenced\n",
+					path_name[path], res->held, l.sk.nr_blocks);
+			err = -EBADMSG;
+		}
+	}
+	frag_sock_destroy(&l.sk);
+	res->split = l.split;
 	res->in_use = l.received - l.freed_here - l.freed_there;
 	res->other = l.other;
 	if (err != 0) {
@@ -548,6 +574,10 @@ report(const struct opts *o, enum path p, struct result *r)
 	printf(" %14" PRIu64 "      buffers in use after the last run, %" PRIu64
 	       " other frames dropped\n", r[o->runs - 1].in_use,
 	       r[o->runs - 1].other);
+	if (p != P_MALLOC)
+		printf(" %14ld      fragment blocks still referenced (of %u used), %" PRIu64
+		       " payloads split across blocks\n", r[o->runs - 1].held,
+		       r[o->runs - 1].blocks, r[o->runs - 1].split);
 }
 
 static int
