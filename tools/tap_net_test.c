@@ -3,16 +3,18 @@
  * Copyright (c) 2026 The pagepool authors
  *
  * tap_net_test: seed 004's vhost_net_test measurement for machines without
- * vhost-net. A guest loop sends ICMP echo requests through a TAP device the
- * tool creates in a network namespace of its own, and the kernel answers
- * them: a real round trip through the kernel's stack. The requests are
+ * vhost-net. A guest loop sends ICMP echo requests (or ARP requests,
+ * --proto arp) through a TAP device the tool creates in a network
+ * namespace of its own, and the kernel answers them: a real round trip
+ * through the kernel's stack. The requests are
  * built the way a socket's sendmsg builds them after the seed (headers in
  * the skb head, payload copied into page_frag_cache fragments with
  * prepare/probe/commit, written out with one writev over head and frags);
  * the replies are read straight into the room left in a fragment, as tun
  * builds its skbs, checked byte for byte and freed, on this thread or on a
  * freer thread (-F). The same loop runs with the pre-seed struct page_frag
- * refill and with malloc'd buffers, side by side in each run.
+ * refill and with malloc'd buffers, side by side in each run, building and
+ * copying every frame alike: only where payload and reply land differs.
  *
  * The namespace is anonymous (unshare(CLONE_NEWNET)) and the TAP device is
  * not persistent, so both vanish with the process however it ends: normal
