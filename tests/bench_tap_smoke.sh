@@ -4,7 +4,8 @@
 # Smoke test of bench/tap_suite.sh: with tiny runs it prints, for each of
 # its three workloads, the seed's two rows and one measured row per path
 # (page_frag_cache, page_frag, malloc) with 0 buffers in use; as a user
-# without root it prints why it skipped and exits 0; bad usage exits 2.
+# without root, or without /dev/net/tun, it prints why it skipped and
+# exits 0; bad usage exits 2.
 # No rate is checked: speed belongs in benchmarks.
 #   tests/bench_tap_smoke.sh SOURCE_ROOT TAP_NET_TEST
 set -u
@@ -49,6 +50,17 @@ if command -v setpriv >/dev/null &&
 	out=$("${drop[@]}" bash "$suite" "$tool" 1 10 2>&1); rc=$?
 	if [ "$rc" -ne 0 ] || ! grep -q 'skipped: it needs root' <<<"$out"; then
 		echo "FAIL: unprivileged suite exited $rc, want 0 with a note:"
+		echo "$out"; fail=1
+	fi
+fi
+
+# No /dev/net/tun (hidden in a private mount namespace): a note, exit 0.
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016
+	out=$(unshare -m bash -c 'mount -t tmpfs none /dev/net && exec "$0" "$1" 1 10' "$suite" "$tool" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q 'skipped: no /dev/net/tun' <<<"$out"; then
+		echo "FAIL: suite without /dev/net/tun exited $rc, want 0 with a note:"
 		echo "$out"; fail=1
 	fi
 fi

@@ -8,7 +8,8 @@
 # payloads span block boundaries (the cache's prepare finds too little
 # room) and no buffer stays in use: every block the fragments came from
 # is back with the page allocator (its count at zero);
-# an unprivileged run fails with exit 3 and says why; SIGINT leaves no
+# an unprivileged run and a run without /dev/net/tun fail with exit 3
+# and say why; SIGINT leaves no
 # device behind; bad usage exits 2. Skips (77) when not root or without
 # /dev/net/tun, naming the reason.
 set -u
@@ -90,6 +91,19 @@ elif command -v setpriv >/dev/null; then
 	rc=$?
 	if [ "$rc" -ne 3 ] || ! grep -q 'needs root' <<<"$out"; then
 		echo "FAIL: unprivileged run exited $rc, want 3 with a reason:"
+		echo "$out"; fail=1
+	fi
+fi
+
+# Without /dev/net/tun (hidden by a tmpfs in a private mount namespace,
+# gone with it): exit 3, and the message says so.
+if command -v unshare >/dev/null &&
+   unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016
+	out=$(unshare -m bash -c 'mount -t tmpfs none /dev/net && exec "$0" -r 1 -n 1' "$tool" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 3 ] || ! grep -q '/dev/net/tun: .*no TUN/TAP support' <<<"$out"; then
+		echo "FAIL: run without /dev/net/tun exited $rc, want 3 with a reason:"
 		echo "$out"; fail=1
 	fi
 fi
