@@ -43,11 +43,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <linux/futex.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <pagepool/atomic_pvt.h>
 #include <pagepool/page.h>
 #include <pagepool/ptr_ring.h>
 
@@ -99,7 +102,8 @@ struct loop {
 	struct frag_sock sk;
 	struct ptr_ring ring;
 	pthread_t freer;
-	volatile int freer_stop;
+	int freer_stop;
+	int freer_sleeping;	/* futex word: the freer waits on 1 */
 	uint64_t out, received, freed_here, freed_there, other;
 	uint64_t split;		/* payloads in more than one fragment */
 };
@@ -322,25 +326,71 @@ rx_free(struct rx_item *it)
 		frag_frame_free(&it->fr);
 }
 
+/* Polls of an empty ring before the freer sleeps (a few microseconds). */
+#define FREER_SPIN	256
+
+static void
+freer_wake(struct loop *l)
+{
+	__atomic_store_n(&l->freer_sleeping, 0, __ATOMIC_RELAXED);
+	syscall(SYS_futex, &l->freer_sleeping, FUTEX_WAKE_PRIVATE, 1, NULL,
+		NULL, 0);
+}
+
+/*
+ * The receiver handed @l's freer a reply: wake it if it sleeps. F1: the
+ * fence pairs with F2 in freer_main() (store-buffering: the producer
+ * stores the ring slot then loads the flag, the freer stores the flag then
+ * loads the slot): one of the two sees the other's store, so the freer
+ * never sleeps on a reply nobody will wake it for.
+ */
+static void
+freer_kick(struct loop *l)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->freer_sleeping, __ATOMIC_RELAXED))
+		freer_wake(l);
+}
+
+/*
+ * The freer: frees replies the receiving thread queued, spinning briefly
+ * when the ring is empty and then sleeping on a futex, so its idle time
+ * is not task-clock (it spun on sched_yield() before, which on a loaded
+ * machine made the -F figures mostly scheduler noise).
+ */
 static void *
 freer_main(void *arg)
 {
 	struct loop *l = arg;
 	struct rx_item *it;
+	unsigned int idle = 0;
 
 	for (;;) {
 		it = ptr_ring_consume(&l->ring);
-		if (it == NULL) {
-			/* Acquire: pairs with the release store in stop_freer. */
-			if (__atomic_load_n(&l->freer_stop, __ATOMIC_ACQUIRE) &&
-			    ptr_ring_empty(&l->ring))
-				break;
-			sched_yield();
+		if (it != NULL) {
+			rx_free(it);
+			free(it);
+			l->freed_there++;
+			idle = 0;
 			continue;
 		}
-		rx_free(it);
-		free(it);
-		l->freed_there++;
+		/* Acquire: pairs with the release store in run_loop(). */
+		if (__atomic_load_n(&l->freer_stop, __ATOMIC_ACQUIRE) &&
+		    ptr_ring_empty(&l->ring))
+			break;
+		if (++idle < FREER_SPIN) {
+			pp_cpu_relax();
+			continue;
+		}
+		idle = 0;
+		__atomic_store_n(&l->freer_sleeping, 1, __ATOMIC_RELAXED);
+		/* F2: pairs with F1 in freer_kick() and in run_loop(). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (ptr_ring_empty(&l->ring) &&
+		    !__atomic_load_n(&l->freer_stop, __ATOMIC_RELAXED))
+			syscall(SYS_futex, &l->freer_sleeping, FUTEX_WAIT_PRIVATE,
+				1, NULL, NULL, 0);
+		__atomic_store_n(&l->freer_sleeping, 0, __ATOMIC_RELAXED);
 	}
 	pp_thread_cache_drain();
 	return NULL;
@@ -404,6 +454,7 @@ recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 	if (l->o->freer) {
 		while (ptr_ring_produce(&l->ring, it) != 0)
 			sched_yield();
+		freer_kick(l);
 	} else {
 		rx_free(it);
 		free(it);
@@ -477,6 +528,9 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 	if (o->freer) {
 		/* Release: pairs with the acquire load in freer_main. */
 		__atomic_store_n(&l.freer_stop, 1, __ATOMIC_RELEASE);
+		/* F1, as in freer_kick(); then wake it whatever it does. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		freer_wake(&l);
 		pthread_join(l.freer, NULL);
 		ptr_ring_cleanup(&l.ring, NULL);
 	}
