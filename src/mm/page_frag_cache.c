@@ -491,7 +491,8 @@ page_frag_free(void *addr)
 	 * put_page() would look its region up a second time, on every free.
 	 * R2/A2, as page_ref_sub_and_test(): the release publishes this
 	 * holder's writes, the acquire orders the last dropper (here, or
-	 * the cache in frag_cache_renew()) after all of them.
+	 * the cache in frag_cache_renew()) after all of them. Needed:
+	 * relaxed, the page_frag GenMC harness finds a race.
 	 */
 	old = pp_fetch_sub_acq_rel(&page->_refcount, 1);
 	if (PP_LIKELY(old > 1))
