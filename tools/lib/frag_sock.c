@@ -197,25 +197,25 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 		     size_t left)
 {
 	struct page_frag pf;
-	unsigned long enc;
 	skb_frag_t *f;
 	ssize_t n;
 	void *va;
 	int ret;
 
 	/*
-	 * Take what is left after the last fragment, or a fresh block when
-	 * that is less than the minimum: one prepare call, as the seed's
-	 * tcp_sendmsg_locked() does. (A probe first and a prepare when it
-	 * fails would do the same in two calls, each decoding the block.)
+	 * Take what is left after the last fragment, if enough (probe: it
+	 * never opens a block, and costs less than prepare)...
 	 */
-	enc = sk->nc.encoded_page;
-	va = page_frag_alloc_refill_prepare(&sk->nc, FRAG_SOCK_MIN_ROOM, &pf,
-					    GFP_KERNEL);
-	if (va == NULL)
-		return -ENOMEM;
-	if (sk->nc.encoded_page != enc || pf.offset == 0)
+	va = page_frag_alloc_refill_probe(&sk->nc, FRAG_SOCK_MIN_ROOM, &pf);
+	if (va == NULL) {
+		/* ...else a fresh block (or this one again, if all is back). */
+		va = page_frag_alloc_refill_prepare(&sk->nc,
+						    FRAG_SOCK_MIN_ROOM, &pf,
+						    GFP_KERNEL);
+		if (va == NULL)
+			return -ENOMEM;
 		sk->refills++;
+	}
 	frag_sock_track(sk, pf.page);
 	f = frag_sock_can_coalesce(skb, pf.page, pf.offset);
 	if (f == NULL && skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
