@@ -12,7 +12,7 @@
 #   uring-inline     the same, each page returned by the receiving thread
 #   recvmmsg-inline  recvmmsg() into malloc'd buffers, freed inline
 #   recvmmsg-thread  the same, each buffer read and freed on a second thread
-# Two passes: a fixed offered rate (--rate, default 50000 pps), where both
+# Two passes: a fixed offered rate (--rate, default 100000 pps), where both
 # receivers sleep when idle (io_uring_wait_cqe, a blocking recvmmsg), so
 # the CPU time per packet compares their work at the same load; and a
 # pass as fast as the sender goes. The receiver runs pinned to one CPU
@@ -27,41 +27,16 @@
 # Exits 77 where io_uring is unavailable.
 #   bench/uring_suite.sh BUILD_DIR [REPS] [SEC] [--rate PPS] [--no-max]
 #     REPS  rounds (default 3)      SEC  seconds of sending per row (default 3)
-#     --rate PPS  the fixed offered rate (50000)
+#     --rate PPS  the fixed offered rate (100000)
 #     --no-max    leave out the as-fast-as-possible pass
 #     --rx-cpu N / --tx-cpu N   the receiver's and the sender's CPU
 #                               (default: the first and the last one)
 set -u
 
-usage() {
-	sed -n '/^#   bench\/uring_suite/,/^set/s/^#   //p' "$0" >&2
-	exit 2
-}
-
-rate=50000 nomax=0 rx_cpu='' tx_cpu='' pos=()
+SUITE=uring_suite
+. "$(dirname "$0")/suite_lib.sh"
 args=("$@")
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rate) [ $# -ge 2 ] || usage; rate=$2; shift ;;
-	--no-max) nomax=1 ;;
-	--rx-cpu) [ $# -ge 2 ] || usage; rx_cpu=$2; shift ;;
-	--tx-cpu) [ $# -ge 2 ] || usage; tx_cpu=$2; shift ;;
-	-h | --help) usage ;;
-	-*) echo "uring_suite: unknown option $1" >&2; usage ;;
-	*) pos+=("$1") ;;
-	esac
-	shift
-done
-if [ ${#pos[@]} -lt 1 ] || [ ${#pos[@]} -gt 3 ]; then usage; fi
-build=${pos[0]} reps=${pos[1]:-3} sec=${pos[2]:-3}
-ncpu=$(nproc)
-[ -n "$rx_cpu" ] || rx_cpu=0
-[ -n "$tx_cpu" ] || tx_cpu=$((ncpu - 1))
-case $reps$sec$rate$rx_cpu$tx_cpu in
-*[!0-9]*) echo "uring_suite: REPS, SEC, --rate and the CPUs are numbers" >&2; exit 2 ;;
-esac
-[ "$reps" -ge 1 ] && [ "$sec" -ge 1 ] && [ "$rate" -ge 1 ] ||
-	{ echo "uring_suite: REPS, SEC and --rate must be at least 1" >&2; exit 2; }
+suite_args 100000 "$@"
 pktgen=$build/tools/pp_pktgen
 sink=$build/tools/udp_sink
 for p in "$pktgen" "$sink"; do
@@ -79,12 +54,8 @@ elif [ "$(id -u)" -eq 0 ] && unshare -n true 2>/dev/null; then
 fi
 
 tmp=$(mktemp -d) || exit 1
-rxpid=''
 cleanup() {
-	if [ -n "$rxpid" ]; then
-		kill -KILL "$rxpid" 2>/dev/null
-		wait "$rxpid" 2>/dev/null
-	fi
+	suite_kill_rx
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -103,12 +74,7 @@ echo "# CPU: ${cpuname:-unknown} ($ncpu usable), kernel $(uname -r), load averag
 # The receiving process's CPU time so far, ns: its main (receiving)
 # thread's, then all its threads'.
 cpu_ns() {
-	local f s=0 v m=0
-	read -r m _ <"/proc/$1/task/$1/schedstat" 2>/dev/null
-	for f in /proc/"$1"/task/*/schedstat; do
-		read -r v _ <"$f" 2>/dev/null && s=$((s + v))
-	done
-	echo "$m $s"
+	echo "$(suite_thread_ns "$1") $(suite_cpu_ns "$1")"
 }
 
 rcvbuf_errors() {
@@ -173,14 +139,7 @@ run_row() {
 	done
 	c1=$(cpu_ns "$rxpid")
 	e1=$(rcvbuf_errors)
-	kill -INT "$rxpid" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$rxpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$rxpid" 2>/dev/null
-	wait "$rxpid" 2>/dev/null
-	rxpid=''
+	suite_stop_rx
 	port=$((port + 1))
 	read -r sent secs < <(sed -n 's/^pp_pktgen: sent \([0-9]*\) packets of [0-9]* bytes in \([0-9.]*\) s.*/\1 \2/p' <<<"$snd")
 	if [ -z "${sent:-}" ]; then
@@ -203,26 +162,14 @@ run_row() {
 	}' >>"$tmp/results"
 }
 
-passes=(rate)
-[ "$nomax" = 1 ] || passes+=(max)
 recv=(uring-thread uring-inline recvmmsg-inline recvmmsg-thread)
-failed=0
-: >"$tmp/results"
-for ((r = 1; r <= reps; r++)); do
-	for pass in "${passes[@]}"; do
-		for who in "${recv[@]}"; do
-			run_row "$who" "$pass" || failed=1
-		done
-	done
-done
+suite_rounds "${recv[@]}"
 
-python3 - "$tmp/results" "$rate" <<'PY'
+suite_table "$tmp/results" "$rate" <<'PY'
 import statistics, sys
+from suite_table import load, cell
 
-rows = {}
-for line in open(sys.argv[1]):
-    f = line.rstrip('\n').split('|')
-    rows.setdefault((f[0], f[1]), []).append(f[2:])
+rows = load(sys.argv[1])
 rate = int(sys.argv[2])
 order = ('uring-thread', 'uring-inline', 'recvmmsg-inline', 'recvmmsg-thread')
 names = {
@@ -231,10 +178,6 @@ names = {
     'recvmmsg-inline': 'recvmmsg into malloc\'d buffers, freed inline',
     'recvmmsg-thread': 'recvmmsg into malloc\'d buffers, freed on another thread',
 }
-
-def cell(vals, scale=1.0, fmt='%.0f'):
-    v = [float(x) / scale for x in vals]
-    return (fmt + ' (' + fmt + '-' + fmt + ')') % (statistics.median(v), min(v), max(v))
 
 med = {}
 for pass_, title in (('rate', 'offered %d pps; both receivers sleep when idle' % rate),
@@ -254,10 +197,11 @@ for pass_, title in (('rate', 'offered %d pps; both receivers sleep when idle' %
             names[w], cell(col[0], 1e3, '%.1f'), cell(col[1], 1e3, '%.1f'),
             cell(col[2]), cell(col[3]), cell(col[4]), cell(col[5])))
 print()
-for a, b in (('uring-inline', 'recvmmsg-inline'), ('uring-thread', 'recvmmsg-thread')):
-    if (a, 'rate') in med and (b, 'rate') in med and med[(b, 'rate')] > 0:
-        print('At %d pps, %s / %s process CPU per datagram: %.2f' % (
-            rate, a, b, med[(a, 'rate')] / med[(b, 'rate')]))
+for pass_, label in (('rate', 'At %d pps' % rate), ('max', 'As fast as the sender goes')):
+    for a, b in (('uring-inline', 'recvmmsg-inline'), ('uring-thread', 'recvmmsg-thread')):
+        if (a, pass_) in med and (b, pass_) in med and med[(b, pass_)] > 0:
+            print('%s, %s / %s process CPU per datagram: %.2f' % (
+                label, a, b, med[(a, pass_)] / med[(b, pass_)]))
 print()
 print('Medians (min-max) over the rounds. CPU: from the start of the sending until')
 print('the socket is drained, over the datagrams received; on loopback the kernel')
