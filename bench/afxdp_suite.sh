@@ -33,35 +33,16 @@
 #                               (default: the first and the last one)
 set -u
 
-usage() {
-	sed -n '/^#   bench\/afxdp_suite/,/^set/s/^#   //p' "$0" >&2
-	exit 2
-}
-
-rate=100000 skb=0 nomax=0 rx_cpu='' tx_cpu='' pos=()
-while [ $# -gt 0 ]; do
+SUITE=afxdp_suite
+. "$(dirname "$0")/suite_lib.sh"
+skb=0
+suite_opt() {
 	case $1 in
-	--rate) [ $# -ge 2 ] || usage; rate=$2; shift ;;
 	--skb) skb=1 ;;
-	--no-max) nomax=1 ;;
-	--rx-cpu) [ $# -ge 2 ] || usage; rx_cpu=$2; shift ;;
-	--tx-cpu) [ $# -ge 2 ] || usage; tx_cpu=$2; shift ;;
-	-h | --help) usage ;;
-	-*) echo "afxdp_suite: unknown option $1" >&2; usage ;;
-	*) pos+=("$1") ;;
+	*) return 1 ;;
 	esac
-	shift
-done
-if [ ${#pos[@]} -lt 1 ] || [ ${#pos[@]} -gt 3 ]; then usage; fi
-build=${pos[0]} reps=${pos[1]:-3} sec=${pos[2]:-3}
-ncpu=$(nproc)
-[ -n "$rx_cpu" ] || rx_cpu=0
-[ -n "$tx_cpu" ] || tx_cpu=$((ncpu - 1))
-case $reps$sec$rate$rx_cpu$tx_cpu in
-*[!0-9]*) echo "afxdp_suite: REPS, SEC, --rate and the CPUs are numbers" >&2; exit 2 ;;
-esac
-[ "$reps" -ge 1 ] && [ "$sec" -ge 1 ] && [ "$rate" -ge 1 ] ||
-	{ echo "afxdp_suite: REPS, SEC and --rate must be at least 1" >&2; exit 2; }
+}
+suite_args 100000 "$@"
 here=$(cd "$(dirname "$0")" && pwd)
 netns=$here/../scripts/netns.sh
 pktgen=$build/tools/pp_pktgen
@@ -76,12 +57,8 @@ fi
 tmp=$(mktemp -d) || exit 1
 prefix=pagepoolpk$(($$ % 10000))
 N=("$netns" -p "$prefix" -n 10.216.0)
-rxpid=''
 cleanup() {
-	if [ -n "$rxpid" ]; then
-		kill -KILL "$rxpid" 2>/dev/null
-		wait "$rxpid" 2>/dev/null
-	fi
+	suite_kill_rx
 	"${N[@]}" down >/dev/null || echo "afxdp_suite: $prefix not fully removed" >&2
 	rm -rf "$tmp"
 }
@@ -144,15 +121,6 @@ if [ $((have_hand + have_tp + have_ours)) -eq 0 ]; then
 	exit 1
 fi
 
-# The receiving process's CPU time so far, ns, all threads.
-cpu_ns() {
-	local f s=0 v
-	for f in /proc/"$1"/task/*/schedstat; do
-		read -r v _ <"$f" 2>/dev/null && s=$((s + v))
-	done
-	echo "$s"
-}
-
 # Wait until the receiver has attached its XDP program to b's end (all
 # three do, through libxdp), or has died. 0 when it is ready.
 wait_ready() {
@@ -203,24 +171,16 @@ run_row() {
 	if ! wait_ready; then
 		echo "afxdp_suite: $who did not start:" >&2
 		tail -n 20 "$out" >&2
-		kill -KILL "$rxpid" 2>/dev/null; wait "$rxpid" 2>/dev/null
-		rxpid=''
+		suite_kill_rx
 		return 1
 	fi
-	c0=$(cpu_ns "$rxpid")
+	c0=$(suite_cpu_ns "$rxpid")
 	snd=$(ip netns exec "$NS_A" "$pktgen" --dev "$IF_A" --dst-mac "$mac_b" \
 		--src-ip "$IP_A" --dst-ip "$IP_B" --duration "$sec" \
 		--cpu "$tx_cpu" --quiet "${rateopt[@]}" 2>&1)
 	sleep 0.3	# what is still in the rings
-	c1=$(cpu_ns "$rxpid")
-	kill -INT "$rxpid" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$rxpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$rxpid" 2>/dev/null
-	wait "$rxpid" 2>/dev/null
-	rxpid=''
+	c1=$(suite_cpu_ns "$rxpid")
+	suite_stop_rx
 	tr -d '\r' <"$out" >"$out.txt"
 	read -r sent secs < <(sed -n 's/^pp_pktgen: sent \([0-9]*\) packets of [0-9]* bytes in \([0-9.]*\) s.*/\1 \2/p' <<<"$snd")
 	if [ -z "${sent:-}" ]; then
@@ -255,39 +215,23 @@ run_row() {
 	}' >>"$tmp/results"
 }
 
-passes=(rate)
-[ "$nomax" = 1 ] || passes+=(max)
 recv=()
 [ "$have_hand" = 1 ] && recv+=(hand)
 [ "$have_tp" = 1 ] && recv+=(testpmd)
 [ "$have_ours" = 1 ] && recv+=(ours)
-failed=0
-: >"$tmp/results"
-for ((r = 1; r <= reps; r++)); do
-	for pass in "${passes[@]}"; do
-		for who in "${recv[@]}"; do
-			run_row "$who" "$pass" || failed=1
-		done
-	done
-done
+suite_rounds "${recv[@]}"
 
-python3 - "$tmp/results" "$rate" <<'PY'
+suite_table "$tmp/results" "$rate" <<'PY'
 import statistics, sys
+from suite_table import load, cell
 
-rows = {}
-for line in open(sys.argv[1]):
-    f = line.rstrip('\n').split('|')
-    rows.setdefault((f[0], f[1]), []).append(f[2:])
+rows = load(sys.argv[1])
 rate = int(sys.argv[2])
 names = {
     'hand': 'hand-rolled free-frame stack (xsk_freeframe_rx)',
     'testpmd': 'DPDK testpmd rxonly, net_af_xdp',
     'ours': 'ours: xdp_rxq_info XDP_DROP --read',
 }
-
-def cell(vals, scale=1.0, fmt='%.0f'):
-    v = [float(x) / scale for x in vals]
-    return (fmt + ' (' + fmt + '-' + fmt + ')') % (statistics.median(v), min(v), max(v))
 
 def counter(vals):
     if any(x == '-' for x in vals):

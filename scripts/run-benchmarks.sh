@@ -38,6 +38,9 @@ out=bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).txt
 	echo "## AF_XDP receive on a veth pair (hand-rolled free-frame receiver, DPDK testpmd on net_af_xdp, ours; pp_pktgen sending)"
 	bench/afxdp_suite.sh "$dir" "$reps" 3 ||
 		echo "# AF_XDP suite failed or skipped (see stderr)"
+	echo "## io_uring receive on loopback (udp_sink: page_pool provided-buffer ring vs recvmmsg into malloc'd buffers; pp_pktgen --mode udp sending)"
+	bench/uring_suite.sh "$dir" "$reps" 3 ||
+		echo "# io_uring suite failed or skipped (see stderr)"
 	echo "## tap_net_test (seed 004's vhost_net_test through a TAP device)"
 	bench/tap_suite.sh "$dir/tools/tap_net_test" ||
 		echo "# tap_net_test suite failed (see stderr)"
