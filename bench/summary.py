@@ -33,10 +33,15 @@
 #
 # From shell: printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' ... >>"$PP_BENCH_RESULTS"
 # (see bench/ptr_ring_suite.sh); from here, emit(). With PP_BENCH_RESULTS
-# unset a suite writes nothing. `summary.py --charts FILE --png PREFIX`
-# draws PREFIX-<chart>.png with bench/chart.gp, one chart per question, and
-# prints what each shows; the charts are drawn from this file only, so
-# they agree with it.
+# unset a suite writes nothing. The peer programs' time_bench rows reach
+# the charts through GROUPS below (a row listed in a group is drawn in
+# that group's chart, CHART_OF; an unlisted one is printed under "other
+# rows" only). The packet chart is in Mpps: an AF_XDP or io_uring receive
+# rate belongs there.
+#
+# `summary.py --charts FILE --png PREFIX` draws PREFIX-<chart>.png with
+# bench/chart.gp, one chart per question, and prints what each shows; the
+# charts are drawn from this file only, so they agree with it.
 #
 # The time_bench summaries
 # ------------------------
