@@ -142,6 +142,20 @@ GROUPS = [
      ]),
 ]
 
+def label_of(t):
+    """A row's label in words (the peer's in GROUPS), with the thread
+    shape for the malloc rows that appear in both."""
+    for _, _, ref, peers in GROUPS:
+        if t == ref:
+            return REF_LABEL.get(t, t)
+        for pt, label in peers:
+            if pt == t:
+                if t.endswith('_cross') and not label.startswith('DPDK'):
+                    return label + ', cross-thread'
+                return label
+    return t
+
+
 MALLOC_SAME = ['glibc_malloc_same', 'glibc_aligned_same',
                'mimalloc_malloc_same', 'mimalloc_aligned_same',
                'jemalloc_mallocx_same', 'jemalloc_aligned_same']
@@ -245,8 +259,9 @@ def verdicts(stats):
                       'path vs same-thread rows, ring path vs cross-thread '
                       'rows)',
             'status': 'MET' if not failed else 'MISSED',
-            'detail': 'closest %s %s' % (who, fmt_ratio(worst)) +
-                      ('; slower than %s' % ', '.join(failed)
+            'detail': 'closest %s %s' % (label_of(who), fmt_ratio(worst)) +
+                      ('; slower than %s' % ', '.join(label_of(b)
+                                                      for b in failed)
                        if failed else ''),
             'ratio': worst})
 

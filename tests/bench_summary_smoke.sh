@@ -46,8 +46,10 @@ if ! out=$(PP_BENCH_RESULTS=$rows python3 "$summary" --meta reps=3 "$tmp/peers" 
 fi
 grep -q '^  pagepool page_pool fast path, inline ' <<<"$out" ||
 	bad "peers table: the pagepool row is not labelled in words"$'\n'"$out"
-grep -q 'pagepool_pp_fast_same\|dpdk_mempool_c256_same' <<<"$out" &&
+grep -Eq '[a-z0-9]+_[a-z0-9_]+_(same|cross|spsc)\b' <<<"$out" &&
 	bad "peers table: internal row ids in the text"$'\n'"$out"
+grep -q '^target: page_pool faster than every malloc .*closest glibc malloc/free' <<<"$out" ||
+	bad "peers table: the malloc target does not name the closest in words"$'\n'"$out"
 grep -q "^target: page_pool's inline fast path at least 1.5 times as fast as DPDK's rte_mempool cached get/put: MET" <<<"$out" ||
 	bad "peers table: no fast-path target in words"$'\n'"$out"
 [ "$(grep -c '^target: ' <<<"$out")" -eq 3 ] || bad "peers table: want 3 targets"$'\n'"$out"
