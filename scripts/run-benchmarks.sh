@@ -76,6 +76,9 @@ once() {
 	echo "## packet path (the fec driver's XDP table from \"net: fec: add initial XDP support\" on the software NIC; DPDK testpmd on net_null beside XDP_DROP)"
 	bench/packet_path_suite.sh "$dir" "$reps" 2 ||
 		echo "# packet path suite failed (see stderr)"
+	echo "## AF_XDP receive on a veth pair (hand-rolled free-frame receiver, DPDK testpmd on net_af_xdp, ours; pp_pktgen sending)"
+	bench/afxdp_suite.sh "$dir" "$reps" 3 ||
+		echo "# AF_XDP suite failed or skipped (see stderr)"
 	echo "## peers (DPDK rte_mempool/rte_ring, ck_ring, glibc, mimalloc, jemalloc)"
 	bench/peers_suite.sh "$dir" "$reps" "$small" ||
 		echo "# peers suite failed (see stderr)"
