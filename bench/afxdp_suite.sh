@@ -23,6 +23,9 @@
 # sender's rate, the receiving process's CPU time (all its threads, from
 # /proc/PID/task/*/schedstat, over the sending) per packet received, and
 # the kernel's XDP_STATISTICS drop counters; medians with min and max.
+# With PP_BENCH_RESULTS set, the as-fast-as-possible rates and the CPU
+# time per packet at the fixed rate go there as chart rows (afxdp and
+# afxdp_cpu; bench/summary.py describes them).
 # Needs root; exits 77 when not root or without network namespaces.
 #   bench/afxdp_suite.sh BUILD_DIR [REPS] [SEC] [--rate PPS] [--skb] [--no-max]
 #     REPS  rounds (default 3)      SEC  seconds of sending per row (default 3)
@@ -272,7 +275,7 @@ for ((r = 1; r <= reps; r++)); do
 done
 
 python3 - "$tmp/results" "$rate" <<'PY'
-import statistics, sys
+import os, statistics, sys
 
 rows = {}
 for line in open(sys.argv[1]):
@@ -288,6 +291,19 @@ names = {
 def cell(vals, scale=1.0, fmt='%.0f'):
     v = [float(x) / scale for x in vals]
     return (fmt + ' (' + fmt + '-' + fmt + ')') % (statistics.median(v), min(v), max(v))
+
+RESULTS = os.environ.get('PP_BENCH_RESULTS')
+
+def result(chart, kind, label, vals, scale, unit):
+    # One chart row (bench/summary.py describes them): median, min, max.
+    if not RESULTS:
+        return
+    v = [float(x) / scale for x in vals]
+    num = lambda x: '%.6g' % x
+    with open(RESULTS, 'a') as f:
+        f.write('\t'.join([chart, kind, label, num(statistics.median(v)),
+                           unit, num(min(v)), num(max(v)),
+                           'afxdp_suite']) + '\n')
 
 def counter(vals):
     if any(x == '-' for x in vals):
@@ -311,6 +327,13 @@ for pass_, title in (('rate', 'offered %d pps; hand and ours sleep in poll() whe
             names[w], cell(col[0], 1e3, '%.1f'), cell(col[1], 1e3, '%.1f'),
             cell(col[2], 1.0, '%.0f'), counter(col[3]), counter(col[4]),
             counter(col[5]), counter(col[6])))
+        label = ('pagepool ' if w == 'ours' else '') + names[w].replace('ours: ', '')
+        if pass_ == 'max':
+            result('afxdp', 'ours' if w == 'ours' else 'peer', label,
+                   col[0], 1e6, 'Mpps')
+        else:
+            result('afxdp_cpu', 'ours' if w == 'ours' else 'peer', label,
+                   col[2], 1.0, 'ns')
 print()
 print('Medians (min-max) over the rounds. CPU ns/packet: the receiving process\'s')
 print('CPU time while the sender ran, over the packets it received; in copy mode the')

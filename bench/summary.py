@@ -16,8 +16,9 @@
 #   chart  which chart the row belongs to: owner (one thread allocates and
 #          frees: the fast path), cross (pages freed by another thread),
 #          ring (ptr_ring, one producer and one consumer), frag
-#          (page_frag_test), packet (packets per second). Any other word
-#          gets a chart of its own, titled with the word.
+#          (page_frag_test), packet (packets per second), afxdp and
+#          afxdp_cpu (bench/afxdp_suite.sh). Any other word gets a chart
+#          of its own, titled with the word.
 #   kind   ours (pagepool, this run), peer (another library, this run) or
 #          kernel (a figure the kernel's developers published, measured on
 #          their machine: drawn in its own colour, never compared as if
@@ -527,6 +528,10 @@ CHARTS = [
      'ns per fragment (allocated, passed through a ring, freed)'),
     ('packet', 'Packet path: xdp_rxq_info on the software NIC vs the fec '
      'driver\'s i.MX8 table', 'million packets per second'),
+    ('afxdp', 'AF_XDP receive on a veth pair, as fast as the sender goes: '
+     'pagepool vs DPDK\'s af_xdp PMD', 'million packets per second received'),
+    ('afxdp_cpu', 'AF_XDP receive at a fixed offered rate: the receiver\'s '
+     'CPU time', 'CPU ns per packet received'),
 ]
 KIND_NAME = {'ours': 'pagepool, this machine',
              'peer': 'other libraries, this machine',

@@ -9,8 +9,9 @@
 # them), and the charts drawn from that file to
 # bench-results/<UTC date>-<chart>.png: owner (page_pool fast path vs
 # peers), cross (pages freed by another thread), ring (ptr_ring), frag
-# (page_frag_cache), packet (the packet path), each with the kernel's
-# published figures where they exist.
+# (page_frag_cache), packet (the packet path), afxdp and afxdp_cpu
+# (AF_XDP receive), each with the kernel's published figures where they
+# exist.
 #   scripts/run-benchmarks.sh [--no-deps] [REPS] [COUNT]
 #     REPS   rounds of every suite (default 5)
 #     COUNT  items per ptr_ring and page_pool row (default 100000000); the
