@@ -23,6 +23,9 @@
 # sender's rate, the receiving process's CPU time (all its threads, from
 # /proc/PID/task/*/schedstat, over the sending) per packet received, and
 # the kernel's XDP_STATISTICS drop counters; medians with min and max.
+# With PP_BENCH_RESULTS set, the as-fast-as-possible rates and the CPU
+# time per packet at the fixed rate go there as chart rows (afxdp and
+# afxdp_cpu; bench/summary.py describes them).
 # Needs root; exits 77 when not root or without network namespaces.
 #   bench/afxdp_suite.sh BUILD_DIR [REPS] [SEC] [--rate PPS] [--skb] [--no-max]
 #     REPS  rounds (default 3)      SEC  seconds of sending per row (default 3)
@@ -222,7 +225,7 @@ recv=()
 suite_rounds "${recv[@]}"
 
 suite_table "$tmp/results" "$rate" <<'PY'
-import statistics, sys
+import os, statistics, sys
 from suite_table import load, cell
 
 rows = load(sys.argv[1])
@@ -232,6 +235,19 @@ names = {
     'testpmd': 'DPDK testpmd rxonly, net_af_xdp',
     'ours': 'ours: xdp_rxq_info XDP_DROP --read',
 }
+
+RESULTS = os.environ.get('PP_BENCH_RESULTS')
+
+def result(chart, kind, label, vals, scale, unit):
+    # One chart row (bench/summary.py describes them): median, min, max.
+    if not RESULTS:
+        return
+    v = [float(x) / scale for x in vals]
+    num = lambda x: '%.6g' % x
+    with open(RESULTS, 'a') as f:
+        f.write('\t'.join([chart, kind, label, num(statistics.median(v)),
+                           unit, num(min(v)), num(max(v)),
+                           'afxdp_suite']) + '\n')
 
 def counter(vals):
     if any(x == '-' for x in vals):
@@ -255,6 +271,13 @@ for pass_, title in (('rate', 'offered %d pps; hand and ours sleep in poll() whe
             names[w], cell(col[0], 1e3, '%.1f'), cell(col[1], 1e3, '%.1f'),
             cell(col[2], 1.0, '%.0f'), counter(col[3]), counter(col[4]),
             counter(col[5]), counter(col[6])))
+        label = ('pagepool ' if w == 'ours' else '') + names[w].replace('ours: ', '')
+        if pass_ == 'max':
+            result('afxdp', 'ours' if w == 'ours' else 'peer', label,
+                   col[0], 1e6, 'Mpps')
+        else:
+            result('afxdp_cpu', 'ours' if w == 'ours' else 'peer', label,
+                   col[2], 1.0, 'ns')
 print()
 print('Medians (min-max) over the rounds. CPU ns/packet: the receiving process\'s')
 print('CPU time while the sender ran, over the packets it received; in copy mode the')
