@@ -64,22 +64,22 @@ table() {
 	/time elapsed/ { el[p] = $1; els[p] = $3 }
 	/buffers in use/ { inuse[p] = $1 }
 	END {
-		printf "| %-26s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
+		printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
 			"path", "task-clock (ms)", "ctx sw", "frames/s",
 			"elapsed (s)", "vs page_frag", "in use"
 		printf "|---|---|---|---|---|---|---|\n"
-		printf "| %-26s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
-			"seed: page_frag (before)", "603027.29 +- 0.04%",
+		printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
+			"kernel: page_frag (before)", "603027.29 +- 0.04%",
 			"2097713", "n/a", "343.376 +- 0.147", "1 / 1", "n/a"
-		printf "| %-26s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
-			"seed: page_frag_cache", "598081.02 +- 0.11%",
+		printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
+			"kernel: page_frag_cache", "598081.02 +- 0.11%",
 			"2097738", "n/a", "341.466 +- 0.305", "0.992 / 0.994", "n/a"
 		for (i = 1; i <= n; i++) {
 			p = order[i]
 			r = "n/a"
 			if (tc["page_frag"] > 0 && el["page_frag"] > 0)
 				r = sprintf("%.3f / %.3f", tc[p] / tc["page_frag"], el[p] / el["page_frag"])
-			printf "| %-26s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
+			printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
 				"ours: " p, tc[p] " +- " tcs[p], cs[p],
 				fps[p] " +- " fpss[p], el[p] " +- " els[p], r,
 				inuse[p]

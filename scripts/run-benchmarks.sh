@@ -83,7 +83,7 @@ once() {
 	echo "## io_uring receive on loopback (udp_sink: page_pool provided-buffer ring vs recvmmsg into malloc'd buffers; pp_pktgen --mode udp sending)"
 	bench/uring_suite.sh "$dir" "$reps" 3 ||
 		echo "# io_uring suite failed or skipped (see stderr)"
-	echo "## tap_net_test (seed 004's vhost_net_test through a TAP device)"
+	echo "## TAP round trips (tap_net_test: the kernel's vhost_net_test of \"First try to replace page_frag with page_frag_cache\", through a TAP device)"
 	bench/tap_suite.sh "$dir/tools/tap_net_test" ||
 		echo "# tap_net_test suite failed (see stderr)"
 	echo "## peers (DPDK rte_mempool/rte_ring, ck_ring, glibc, mimalloc, jemalloc)"

@@ -32,7 +32,7 @@ fi
 if [ "$(grep -c '^### ' <<<"$out")" -ne 3 ]; then
 	echo "FAIL: not three workloads"; echo "$out"; fail=1
 fi
-if [ "$(grep -Ec '^\| seed: page_frag(_cache)? ' <<<"$out")" -ne 6 ]; then
+if [ "$(grep -Ec '^\| kernel: page_frag(_cache)? ' <<<"$out")" -ne 6 ]; then
 	echo "FAIL: the seed's rows are missing"; echo "$out"; fail=1
 fi
 rows=$(grep -Ec '^\| ours: (page_frag_cache|page_frag|malloc) +\| [0-9.]+ \+- [0-9.]+% +\| [0-9]+ +\| [0-9]+ \+- [0-9.]+% +\| [0-9.]+ \+- [0-9.]+ +\| [0-9.]+ / [0-9.]+ +\| 0 \|$' <<<"$out")
