@@ -271,12 +271,25 @@ ptr_ring_produce_bh(struct ptr_ring *r, void *ptr)
 static inline int
 __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 {
-	int i;
+	int size = r->size, producer = r->producer, i;
 
+	if (PP_UNLIKELY(size == 0))
+		return 0;
+	/* n single produces, with the index kept in a register and stored
+	 * once: only the producer reads it. */
 	for (i = 0; i < n; i++) {
-		if (__ptr_ring_produce(r, array[i]) != 0)
+		void *ptr = array[i];
+
+		if (PP_UNLIKELY(ptr == NULL ||
+				pp_load_relaxed(&r->queue[producer]) != NULL))
 			break;
+		/* R1: pairs with acquire A1 in __ptr_ring_peek() and
+		 * __ptr_ring_consume_batched(), as in __ptr_ring_produce(). */
+		pp_store_release(&r->queue[producer], ptr);
+		if (PP_UNLIKELY(++producer >= size))
+			producer = 0;
 	}
+	r->producer = producer;
 	return i;
 }
 
@@ -419,18 +432,24 @@ __ptr_ring_zero_tail(struct ptr_ring *r, int consumer_head)
 }
 
 /**
- * __ptr_ring_discard_one_variant() - advance past the entry just peeked,
- * with the zeroing order @order (a compile-time constant in every caller).
+ * __ptr_ring_advance_variant() - publish @consumer_head, one past the last
+ * entry consumed, zeroing the consumed slots when a batch is due, with the
+ * zeroing order @order (a compile-time constant in every caller).
  * @r: the ring
+ * @consumer_head: the new head, consumer_head + 1 .. r->size (the slots
+ *	between the old head and it were all read)
  * @order: PTR_RING_ZERO_MAINLINE or PTR_RING_ZERO_HEAD_FIRST
  *
- * Context: the consumer, after a successful __ptr_ring_peek().
+ * One entry (__ptr_ring_discard_one()) or a whole batch read in one pass
+ * (__ptr_ring_consume_batched()) retire the same way: the slots are freed
+ * once at least r->batch of them are consumed, or at the end of the array.
+ *
+ * Context: the consumer.
  */
 static PP_ALWAYS_INLINE void
-__ptr_ring_discard_one_variant(struct ptr_ring *r, enum ptr_ring_zeroing order)
+__ptr_ring_advance_variant(struct ptr_ring *r, int consumer_head,
+			   enum ptr_ring_zeroing order)
 {
-	int consumer_head = r->consumer_head + 1;
-
 	if (order == PTR_RING_ZERO_MAINLINE) {
 		/* Linux as merged: zero, then wrap, then publish the head.
 		 * Between the zeroing and the head store the slot at the old
@@ -464,6 +483,20 @@ __ptr_ring_discard_one_variant(struct ptr_ring *r, enum ptr_ring_zeroing order)
 		return;
 	}
 	pp_store_relaxed(&r->consumer_head, consumer_head);
+}
+
+/**
+ * __ptr_ring_discard_one_variant() - advance past the entry just peeked,
+ * with the zeroing order @order (a compile-time constant in every caller).
+ * @r: the ring
+ * @order: PTR_RING_ZERO_MAINLINE or PTR_RING_ZERO_HEAD_FIRST
+ *
+ * Context: the consumer, after a successful __ptr_ring_peek().
+ */
+static PP_ALWAYS_INLINE void
+__ptr_ring_discard_one_variant(struct ptr_ring *r, enum ptr_ring_zeroing order)
+{
+	__ptr_ring_advance_variant(r, r->consumer_head + 1, order);
 }
 
 /**
@@ -528,16 +561,44 @@ static PP_ALWAYS_INLINE int
 __ptr_ring_consume_batched_variant(struct ptr_ring *r, void **array, int n,
 				   enum ptr_ring_zeroing order)
 {
-	int i;
+	int size = r->size, head, got = 0;
 
-	for (i = 0; i < n; i++) {
-		void *ptr = __ptr_ring_consume_variant(r, order);
+	if (PP_UNLIKELY(size == 0))
+		return 0;
+	head = r->consumer_head;
+	/*
+	 * The same entries, the same order and the same retirement as n
+	 * single consumes, in two passes: read the run of filled slots up
+	 * to the end of the array, then publish the head and zero the
+	 * batch once (__ptr_ring_advance_variant()) rather than once per
+	 * entry. A run that reaches the end of the array wraps and goes on
+	 * from slot 0.
+	 */
+	while (got < n) {
+		int start = head, stop = head + (n - got);
 
-		if (ptr == NULL)
+		if (stop > size)
+			stop = size;
+		while (head < stop) {
+			/* A1: pairs with release R1 in __ptr_ring_produce()
+			 * and __ptr_ring_produce_batched(), as in
+			 * __ptr_ring_peek(); tests/genmc/ptr_ring_batched.c
+			 * finds the payload race without it. */
+			void *ptr = pp_load_acquire(&r->queue[head]);
+
+			if (ptr == NULL)
+				break;
+			array[got++] = ptr;
+			head++;
+		}
+		if (head == start)
 			break;
-		array[i] = ptr;
+		__ptr_ring_advance_variant(r, head, order);
+		if (head < size)
+			break;
+		head = 0;
 	}
-	return i;
+	return got;
 }
 
 /**
