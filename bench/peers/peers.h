@@ -55,13 +55,14 @@ struct peer_opts {
 	uint64_t n;		/* same and spsc rows */
 	uint64_t n_cross;	/* cross rows: n / 4 */
 	int cpu_a, cpu_b;	/* the CPUs A and B are pinned to */
+	unsigned int rounds;	/* -R: every row this many times, in turn */
 };
 
 extern struct peer_opts peer_opts;
 extern const char *peer_prog;
 
 /*
- * Parse -N COUNT and -h; fill peer_opts and print the program's header
+ * Parse -N COUNT, -R ROUNDS and -h; fill peer_opts and print the program's header
  * ("# <prog>: N ..., A on CPU x, B on CPU y"). @extra_help is appended to
  * the usage text. Exits 2 on bad usage.
  */
