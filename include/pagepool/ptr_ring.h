@@ -271,24 +271,33 @@ ptr_ring_produce_bh(struct ptr_ring *r, void *ptr)
 static inline int
 __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 {
-	int size = r->size, producer = r->producer, i;
+	int size = r->size, producer = r->producer, i = 0;
+	void **queue = r->queue;
 
-	if (PP_UNLIKELY(size == 0))
-		return 0;
 	/* n single produces, with the index kept in a register and stored
-	 * once: only the producer reads it. */
-	for (i = 0; i < n; i++) {
-		void *ptr = array[i];
+	 * once (only the producer reads it), in runs that stop at the end
+	 * of the array, so the wrap is tested once per run. */
+	while (i < n && size > 0) {
+		int stop = producer + (n - i);
 
-		if (PP_UNLIKELY(ptr == NULL ||
-				pp_load_relaxed(&r->queue[producer]) != NULL))
-			break;
-		/* R1: pairs with acquire A1 in __ptr_ring_peek() and
-		 * __ptr_ring_consume_batched(), as in __ptr_ring_produce(). */
-		pp_store_release(&r->queue[producer], ptr);
-		if (PP_UNLIKELY(++producer >= size))
+		if (stop > size)
+			stop = size;
+		for (; producer < stop; producer++, i++) {
+			void *ptr = array[i];
+
+			if (PP_UNLIKELY(ptr == NULL ||
+					pp_load_relaxed(&queue[producer]) !=
+						NULL))
+				goto out;
+			/* R1: pairs with acquire A1 in __ptr_ring_peek() and
+			 * __ptr_ring_consume_batched(), as in
+			 * __ptr_ring_produce(). */
+			pp_store_release(&queue[producer], ptr);
+		}
+		if (producer >= size)
 			producer = 0;
 	}
+out:
 	r->producer = producer;
 	return i;
 }
@@ -422,12 +431,14 @@ ptr_ring_empty_bh(struct ptr_ring *r)
 static inline void
 __ptr_ring_zero_tail(struct ptr_ring *r, int consumer_head)
 {
-	int head = consumer_head;
+	int head = consumer_head, tail = r->consumer_tail;
+	void **queue = r->queue;
 
 	/* Relaxed: the producer only tests for NULL; it takes nothing from
-	 * the consumer but the free slot itself. */
-	while (PP_LIKELY(head > r->consumer_tail))
-		pp_store_relaxed(&r->queue[--head], NULL);
+	 * the consumer but the free slot itself. (The bounds are in locals:
+	 * the compiler cannot tell that the slot stores leave them alone.) */
+	while (PP_LIKELY(head > tail))
+		pp_store_relaxed(&queue[--head], NULL);
 	r->consumer_tail = consumer_head;
 }
 
@@ -562,6 +573,7 @@ __ptr_ring_consume_batched_variant(struct ptr_ring *r, void **array, int n,
 				   enum ptr_ring_zeroing order)
 {
 	int size = r->size, head, got = 0;
+	void **queue = r->queue;
 
 	if (PP_UNLIKELY(size == 0))
 		return 0;
@@ -584,7 +596,7 @@ __ptr_ring_consume_batched_variant(struct ptr_ring *r, void **array, int n,
 			 * and __ptr_ring_produce_batched(), as in
 			 * __ptr_ring_peek(); tests/genmc/ptr_ring_batched.c
 			 * finds the payload race without it. */
-			void *ptr = pp_load_acquire(&r->queue[head]);
+			void *ptr = pp_load_acquire(&queue[head]);
 
 			if (ptr == NULL)
 				break;
