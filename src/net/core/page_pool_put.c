@@ -184,16 +184,18 @@ _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 	unsigned int i;
 
 	pp_spin_lock(&pool->ring.producer_lock);
-	for (i = 0; i < count; i++) {
-		if (__ptr_ring_produce(&pool->ring, bulk[i]) != 0) {
+	/* One batched produce (the producer index in a register, the wrap
+	 * tested once per run); no page here is NULL, so it stops only at a
+	 * full slot. */
+	i = (unsigned int)__ptr_ring_produce_batched(&pool->ring,
+						     (void **)bulk, (int)count);
+	if (i < count) {
 #if PAGE_POOL_STATS
-			pp_store_relaxed(&pool->ring_recycle_stats.ring_full,
-					 pool->ring_recycle_stats.ring_full +
-						 (full_each ? count - i : 1));
+		pp_store_relaxed(&pool->ring_recycle_stats.ring_full,
+				 pool->ring_recycle_stats.ring_full +
+					 (full_each ? count - i : 1));
 #endif
-			PP_TRACE(ring_full, pool, pool->id, count - i);
-			break;
-		}
+		PP_TRACE(ring_full, pool, pool->id, count - i);
 	}
 #if PAGE_POOL_STATS
 	pp_store_relaxed(&pool->ring_recycle_stats.ring,
