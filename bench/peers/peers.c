@@ -196,6 +196,7 @@ peer_cross_a_begin(struct peer_cross *x, struct time_bench_record *rec)
 void
 peer_cross_a_end(struct peer_cross *x, uint64_t done)
 {
+	/* R5: pairs with acquire A5 in peer_cross_stopped(). */
 	if (done < x->n)
 		pp_store_release(&x->start, 2);
 }

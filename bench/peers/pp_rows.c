@@ -146,8 +146,11 @@ pp_cross_b_bulk(void *arg)
 		struct page *page;
 
 		while ((page = __ptr_ring_consume(&x->ring)) == NULL) {
-			if (pp_load_acquire(&x->start) == 2)
+			if (peer_cross_stopped(x) &&
+			    (page = __ptr_ring_consume(&x->ring)) == NULL)
 				goto out;
+			if (page != NULL)
+				break;
 			pp_cpu_relax();
 		}
 		batch[nb++] = page;
