@@ -291,7 +291,9 @@ __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 				goto out;
 			/* R1: pairs with acquire A1 in __ptr_ring_peek() and
 			 * __ptr_ring_consume_batched(), as in
-			 * __ptr_ring_produce(). */
+			 * __ptr_ring_produce(). Needed: relaxed,
+			 * tests/genmc/ptr_ring_batched.c finds the payload
+			 * race. */
 			pp_store_release(&queue[producer], ptr);
 		}
 		if (producer >= size)
