@@ -5,15 +5,21 @@
 # ptr_ring against DPDK rte_mempool / rte_ring, ck_ring, glibc, mimalloc and
 # jemalloc (bench/peers/, one program per allocator family). Cross-CPU
 # figures swing between runs on a shared machine, so the programs are
-# interleaved (A B C ... A B C ...) for REPS rounds and each row's median is
-# reported; bench/summary.py prints one table with the ratio of every peer
-# to the pagepool path it is compared with, and whether each target is
-# met. A peer that was not built (its package missing) drops its rows;
-# with PP_BENCH_RESULTS set the rows go there as chart rows too.
-#   bench/peers_suite.sh BUILD_DIR [REPS] [N] [--json] [--png FILE]
+# interleaved (A B C ... A B C ...) for REPS rounds, each program also runs
+# its rows INNER times in turn inside one process (-R), peer_dpdk runs
+# pagepool's bulk, cross-thread and burst rows right after its own (same
+# process, same pinned CPUs: A on the first usable CPU, B on the second),
+# and each row's median is reported with its min and max; a row whose
+# max/min is over 1.5 is marked too wide to judge. bench/summary.py prints
+# one table with the ratio of every peer to the pagepool path it is
+# compared with, and whether each target is met. A peer that was not built
+# (its package missing) drops its rows; with PP_BENCH_RESULTS set the rows
+# go there as chart rows too.
+#   bench/peers_suite.sh BUILD_DIR [REPS] [N] [--inner INNER] [--json] [--png FILE]
 #     REPS  rounds (default 5)      N  round trips per row (default 10000000;
 #                                      cross-thread rows run N/4, at most
 #                                      2 s each)
+#     --inner INNER  rounds inside each program per REPS round (default 1)
 #     --json       print the summary as one JSON document instead
 #     --png FILE   also draw the charts (gnuplot): FILE without .png,
 #                  then -owner.png, -cross.png and -ring.png
@@ -25,11 +31,12 @@ usage() {
 	exit 2
 }
 
-json=0 png='' pos=()
+json=0 png='' inner=1 pos=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--json) json=1 ;;
 	--png) [ $# -ge 2 ] || usage; png=$2; shift ;;
+	--inner) [ $# -ge 2 ] || usage; inner=$2; shift ;;
 	-h | --help) usage ;;
 	-*) echo "peers_suite: unknown option $1" >&2; usage ;;
 	*) pos+=("$1") ;;
@@ -38,7 +45,8 @@ while [ $# -gt 0 ]; do
 done
 if [ ${#pos[@]} -lt 1 ] || [ ${#pos[@]} -gt 3 ]; then usage; fi
 build=${pos[0]} reps=${pos[1]:-5} n=${pos[2]:-10000000}
-case $reps$n in *[!0-9]*) echo "peers_suite: REPS and N are numbers" >&2; exit 2 ;; esac
+case $reps$n$inner in *[!0-9]*) echo "peers_suite: REPS, N and INNER are numbers" >&2; exit 2 ;; esac
+[ "$inner" -ge 1 ] || { echo "peers_suite: INNER must be at least 1" >&2; exit 2; }
 [ "$reps" -ge 1 ] || { echo "peers_suite: REPS must be at least 1" >&2; exit 2; }
 
 progs=() missing=()
@@ -66,7 +74,7 @@ if [ $json = 1 ]; then exec 3>&2; else exec 3>&1; fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 {
-	echo "# peers_suite: $reps interleaved rounds, N $n (cross-thread rows N/4, at most 2 s each); started $started"
+	echo "# peers_suite: $reps interleaved rounds of $inner in-process round(s), N $n (cross-thread rows N/4, at most 2 s each); started $started"
 	echo "# CPU: ${cpu:-unknown} ($(nproc) usable), kernel $(uname -r)"
 	echo "# programs: ${progs[*]##*/}"
 	[ ${#missing[@]} -eq 0 ] || echo "# not built (package missing or option disabled), rows dropped: ${missing[*]}"
@@ -76,7 +84,7 @@ failed=()
 for ((r = 1; r <= reps; r++)); do
 	for p in "${progs[@]}"; do
 		name=${p##*/}
-		if ! "$p" -N "$n" >"$tmp/out" 2>"$tmp/err"; then
+		if ! "$p" -N "$n" -R "$inner" >"$tmp/out" 2>"$tmp/err"; then
 			echo "peers_suite: $name failed in round $r:" >&2
 			cat "$tmp/err" >&2
 			failed+=("$name")
@@ -89,7 +97,7 @@ for ((r = 1; r <= reps; r++)); do
 done
 
 [ ! -s "$tmp/notes" ] || cat "$tmp/notes" >&3
-meta=(--meta "reps=$reps" --meta "n=$n" --meta "started=$started" --meta "cpu=${cpu:-unknown}")
+meta=(--meta "reps=$reps" --meta "inner=$inner" --meta "n=$n" --meta "started=$started" --meta "cpu=${cpu:-unknown}")
 [ ${#missing[@]} -eq 0 ] || meta+=(--meta "missing=${missing[*]}")
 [ ${#failed[@]} -eq 0 ] || meta+=(--meta "failed=${failed[*]}")
 if [ -z "$png" ]; then

@@ -17,8 +17,8 @@ fail=0 ran=0
 
 # Rows each program must print.
 declare -A want=(
-	[peer_pagepool]=10 [peer_glibc]=4 [peer_mimalloc]=4
-	[peer_jemalloc]=4 [peer_dpdk]=9 [peer_ck]=1
+	[peer_pagepool]=11 [peer_glibc]=4 [peer_mimalloc]=4
+	[peer_jemalloc]=4 [peer_dpdk]=12 [peer_ck]=1
 )
 line_re='^Type:[a-z0-9]+_[a-z0-9_]+_(same|cross|spsc) Per elem: [0-9]+ cycles\(tsc\) [0-9]+\.[0-9]{3} ns \(step:[0-9]+\)'
 
@@ -49,7 +49,12 @@ for prog in "$@"; do
 		echo "$out"; fail=1
 	fi
 	"$prog" -h | grep -q -- '-N COUNT' || { echo "FAIL: $name -h"; fail=1; }
-	for bad in "-N 10" "-N abc" "-x" "extra"; do
+	# -R: every row again, in the same process.
+	if [ "$name" = peer_pagepool ]; then
+		n2=$(timeout 60 "$prog" -N 4000 -R 2 2>&1 | grep -Ec "$line_re")
+		[ "$n2" -eq $((2 * n)) ] || { echo "FAIL: $name -R 2: $n2 lines, want $((2 * n))"; fail=1; }
+	fi
+	for bad in "-N 10" "-N abc" "-R 0" "-x" "extra"; do
 		# shellcheck disable=SC2086
 		"$prog" $bad >/dev/null 2>&1
 		rc=$?
@@ -66,10 +71,10 @@ if [ $ran -gt 0 ] && [ "$sanitize" = none ] && [ $# -gt 0 ]; then
 	elif ! python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert len(d["verdicts"]) == 3, d["verdicts"]
+assert len(d["verdicts"]) == 6, d["verdicts"]
 assert any(r["type"] == "pagepool_pp_fast_same" and r["ns"] > 0 for r in d["rows"])
 for v in d["verdicts"]:
-    assert v["status"].split()[0] in ("MET", "MISSED", "n/a"), v
+    assert v["status"].split()[0] in ("MET", "MISSED", "SPREAD", "n/a"), v
 ' <<<"$js"; then
 		echo "FAIL: peers_suite.sh --json: unexpected document"; echo "$js"; fail=1
 	else

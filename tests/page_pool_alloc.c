@@ -214,6 +214,67 @@ test_waive(void)
 	page_pool_destroy(pool);
 }
 
+/* White-box: make @page look as if its memory were on node @nid. */
+static void
+set_nid(struct page *page, int nid)
+{
+	page->flags = (page->flags & ((1UL << PP_NODES_PGSHIFT) - 1)) |
+		      ((unsigned long)nid << PP_NODES_PGSHIFT);
+}
+
+/*
+ * The refill takes the ring's pages in one batch, then checks their node
+ * in order: a wrong-node page in the middle is released (waive), the pages
+ * before it are cached, and those after it go back to the head of the ring
+ * in their order, where the kernel's one-at-a-time refill leaves them.
+ */
+static void
+test_waive_mid_batch(void)
+{
+	struct page_pool *pool = new_pool(0, 64);
+	struct page *p[5], *held[64], *page;
+	struct page_pool_stats st;
+	int i, nheld = 0, inflight;
+
+	for (i = 0; i < 5; i++)
+		p[i] = page_pool_alloc_pages(pool, GFP_KERNEL);
+	for (i = 0; i < 5; i++)
+		page_pool_put_full_page(pool, p[i], false);	/* the ring */
+	while (pool->alloc.count > 0)
+		held[nheld++] = page_pool_alloc_pages(pool, GFP_KERNEL);
+	inflight = page_pool_inflight(pool);
+	/* The pool prefers node 1; every ring page but p[2] is on it. */
+	for (i = 0; i < 5; i++)
+		if (i != 2)
+			set_nid(p[i], 1);
+	pool->p.nid = 1;
+	st = pp_test_stats(pool);
+	page = page_pool_alloc_pages(pool, GFP_KERNEL);
+	CHECK(page == p[1]);
+	CHECK_EQ(pool->alloc.count, 1);
+	CHECK(pool->alloc.cache[0] == p[0]);
+	CHECK_EQ(pp_test_stats(pool).alloc_stats.waive,
+		 st.alloc_stats.waive + 1);
+	CHECK_EQ(pp_test_stats(pool).alloc_stats.refill,
+		 st.alloc_stats.refill + 1);
+	CHECK_EQ(page_pool_inflight(pool), inflight - 1);	/* p[2] */
+	/* p[3] and p[4] are next in the ring, in order. */
+	CHECK(__ptr_ring_consume(&pool->ring) == p[3]);
+	CHECK(__ptr_ring_consume(&pool->ring) == p[4]);
+	CHECK(__ptr_ring_empty(&pool->ring));
+
+	for (i = 0; i < 5; i++)
+		if (i != 2)
+			set_nid(p[i], 0);
+	pool->p.nid = NUMA_NO_NODE;
+	page_pool_put_full_page(pool, p[1], false);
+	page_pool_put_full_page(pool, p[3], false);
+	page_pool_put_full_page(pool, p[4], false);
+	for (i = 0; i < nheld; i++)
+		page_pool_put_full_page(pool, held[i], false);
+	page_pool_destroy(pool);
+}
+
 static void
 test_high_order(void)
 {
@@ -456,6 +517,7 @@ main(void)
 	test_released_refcnt();
 	test_fragment_refs();
 	test_waive();
+	test_waive_mid_batch();
 	test_high_order();
 	test_bulk();
 	test_update_nid();

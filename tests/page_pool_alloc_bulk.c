@@ -6,9 +6,13 @@
  * covers, one that drains it and refills from the ring and from the page
  * allocator, distinct valid pages every time, the fast statistic counting
  * each page, ENOMEM with a partial result, and the round trip with
- * page_pool_put_page_bulk().
+ * page_pool_put_page_bulk(): n = 0, more pages than the alloc cache has
+ * room for, pages the owner's direct run must stop at (another pool's, a
+ * NULL entry, a pfmemalloc page, a tail page), and a non-owner's bulk
+ * return.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <pagepool/fault.h>
@@ -31,6 +35,192 @@ check_distinct(struct page_pool *pool, struct page **pages, unsigned int n)
 		for (j = 0; j < i; j++)
 			CHECK(pages[i] != pages[j]);
 	}
+}
+
+/* A pool owned by the calling thread (its NAPI context). */
+static struct page_pool *
+owned_pool(struct napi_struct *napi, unsigned int order)
+{
+	struct page_pool_params pp;
+	struct page_pool *pool;
+
+	napi_init_current(napi);
+	memset(&pp, 0, sizeof(pp));
+	pp.nid = NUMA_NO_NODE;
+	pp.napi = napi;
+	pp.pool_size = 256;
+	pp.order = order;
+	pool = page_pool_create(&pp);
+	CHECK(pool != NULL);
+	return pool;
+}
+
+static void
+destroy(struct page_pool *pool)
+{
+	page_pool_disable_direct_recycling(pool);
+	page_pool_destroy(pool);
+}
+
+/* n = 0 on both sides: nothing taken, nothing counted, errno kept. */
+static void
+test_zero(void)
+{
+	struct napi_struct napi;
+	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page *pages[1] = { NULL };
+	struct page_pool_stats st = pp_test_stats(pool);
+
+	errno = 0;
+	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, 0), 0);
+	CHECK_EQ(errno, 0);
+	CHECK(pages[0] == NULL);
+	page_pool_put_page_bulk(pages, 0);
+	page_pool_put_page_bulk(NULL, 0);
+	CHECK_EQ(pp_test_stats(pool).alloc_stats.fast, st.alloc_stats.fast);
+	CHECK_EQ(pp_test_stats(pool).alloc_stats.slow, st.alloc_stats.slow);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.cached,
+		 st.recycle_stats.cached);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.ring,
+		 st.recycle_stats.ring);
+	destroy(pool);
+}
+
+/* The owner returns more than the alloc cache has room for: the cache is
+ * filled, the rest goes to the ring (cache_full counted per page, as
+ * single direct puts count it). */
+static void
+test_beyond_cache(void)
+{
+	struct napi_struct napi;
+	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page *pages[N];
+	struct page_pool_stats st;
+	unsigned int room;
+
+	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, 200),
+		 200);
+	room = PP_ALLOC_CACHE_SIZE - pool->alloc.count;
+	CHECK(room < 200);
+	st = pp_test_stats(pool);
+	page_pool_put_page_bulk(pages, 200);
+	CHECK_EQ(pool->alloc.count, PP_ALLOC_CACHE_SIZE);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.cached,
+		 st.recycle_stats.cached + room);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.ring,
+		 st.recycle_stats.ring + (200 - room));
+	/* All 200 come back: the cache, then the ring. */
+	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, 200),
+		 200);
+	check_distinct(pool, pages, 200);
+	CHECK_EQ(pp_test_stats(pool).alloc_stats.slow,
+		 st.alloc_stats.slow);
+	page_pool_put_page_bulk(pages, 200);
+	destroy(pool);
+}
+
+/* Pages the owner's direct run must stop at, in the middle of a batch:
+ * every page still ends where a single put would put it. */
+static void
+test_mixed(void)
+{
+	struct napi_struct napi;
+	struct page_pool *a = owned_pool(&napi, 0);
+	struct page_pool *big = owned_pool(&napi, 1);
+	struct page_pool_params pp;
+	struct page_pool *other;
+	struct page *pages[16], *pf, *head;
+	struct page_pool_stats sa, so, sb;
+	unsigned int i;
+
+	/* An ownerless pool: its pages go to its ring. */
+	memset(&pp, 0, sizeof(pp));
+	pp.nid = NUMA_NO_NODE;
+	other = page_pool_create(&pp);
+	CHECK(other != NULL);
+
+	CHECK_EQ(page_pool_alloc_pages_bulk(a, GFP_ATOMIC, pages, 6), 6);
+	pages[6] = page_pool_alloc_pages(other, GFP_ATOMIC);
+	pages[7] = NULL;
+	CHECK_EQ(page_pool_alloc_pages_bulk(a, GFP_ATOMIC, pages + 8, 4), 4);
+	/* Inside the first run, so the direct path meets it itself. */
+	pf = pages[3];
+	set_page_pfmemalloc(pf);
+	head = page_pool_alloc_pages(big, GFP_ATOMIC);
+	CHECK(head != NULL);
+	pages[12] = head + 1;	/* a tail page of an order-1 block */
+	CHECK(pages[6] != NULL);
+	sa = pp_test_stats(a);
+	so = pp_test_stats(other);
+	sb = pp_test_stats(big);
+	page_pool_put_page_bulk(pages, 13);
+	/* a: 9 cached (pages 0..2, 4, 5, 8..11), the pfmemalloc one
+	 * released. */
+	CHECK_EQ(pp_test_stats(a).recycle_stats.cached,
+		 sa.recycle_stats.cached + 9);
+	CHECK_EQ(pp_test_stats(a).recycle_stats.released_refcnt,
+		 sa.recycle_stats.released_refcnt + 1);
+	CHECK(pf->pp == NULL);
+	/* other: to its ring. */
+	CHECK_EQ(pp_test_stats(other).recycle_stats.ring,
+		 so.recycle_stats.ring + 1);
+	/* big: the tail page returned its block to the owner's cache. */
+	CHECK_EQ(pp_test_stats(big).recycle_stats.cached,
+		 sb.recycle_stats.cached + 1);
+	for (i = 0; i < 6; i++)
+		if (i != 3)
+			CHECK_EQ(page_ref_count(pages[i]), 1);
+	destroy(a);
+	destroy(big);
+	page_pool_destroy(other);
+}
+
+struct remote {
+	struct page **pages;
+	unsigned int n;
+};
+
+static void *
+remote_put(void *arg)
+{
+	struct remote *r = arg;
+
+	page_pool_put_page_bulk(r->pages, r->n);
+	/* The thread's stash is flushed when it exits; flush now as well,
+	 * so the counts below do not depend on that. */
+	pp_stash_flush();
+	return NULL;
+}
+
+/* Another thread returns a batch of the owner's pages: none goes into
+ * the alloc cache (only the owner touches it), all reach the ring, and
+ * the owner allocates them again from there. */
+static void
+test_non_owner(void)
+{
+	struct napi_struct napi;
+	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page *pages[64];
+	struct remote r = { pages, 64 };
+	struct page_pool_stats st;
+	uint32_t count;
+	pthread_t t;
+
+	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, 64), 64);
+	count = pool->alloc.count;
+	st = pp_test_stats(pool);
+	CHECK_EQ(pthread_create(&t, NULL, remote_put, &r), 0);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	CHECK_EQ(pool->alloc.count, count);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.cached,
+		 st.recycle_stats.cached);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.ring,
+		 st.recycle_stats.ring + 64);
+	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, 64), 64);
+	check_distinct(pool, pages, 64);
+	CHECK_EQ(pp_test_stats(pool).alloc_stats.slow, st.alloc_stats.slow);
+	page_pool_put_page_bulk(pages, 64);
+	destroy(pool);
 }
 
 int
@@ -132,5 +322,10 @@ main(void)
 	check_distinct(pool, pages, 64);
 	page_pool_put_page_bulk(pages, 64);
 	page_pool_destroy(pool);
+
+	test_zero();
+	test_beyond_cache();
+	test_mixed();
+	test_non_owner();
 	return T_EXIT_PASS;
 }

@@ -5,7 +5,8 @@
  * ptr_ring batching: the batch clamp rule, the state of the slots during
  * and after tail zeroing in both orders (including the false "empty" of
  * the mainline order, observed from inside), consume_batched and
- * produce_batched.
+ * produce_batched, and the one-pass batched consume against single
+ * consumes of the same entries.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -168,6 +169,75 @@ test_produce_batched(void)
 	ptr_ring_cleanup(&r, NULL);
 }
 
+/* Occupied slots: entries not yet consumed plus consumed ones whose
+ * slots are not yet zeroed. */
+static int
+occupied(const struct ptr_ring *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < r->size; i++)
+		n += r->queue[i] != NULL;
+	return n;
+}
+
+/*
+ * The batched consume reads a run and retires it once, where single
+ * consumes retire entry by entry: the same entries in the same order, the
+ * head where single consumes would leave it, and the retirement rule kept
+ * (fewer than @batch consumed entries hold slots after every call, no
+ * other slot is taken, so a produce finds every other slot free). Every
+ * ring size from 1 to 10 and every batch up to the size, with bursts that
+ * meet the wrap, an empty ring, n = 0 and n beyond the size.
+ */
+static void
+test_batched_vs_single(enum ptr_ring_zeroing order)
+{
+	int size, batch;
+
+	for (size = 1; size <= 10; size++) {
+		for (batch = 1; batch <= size; batch++) {
+			struct ptr_ring b;
+			unsigned int seed = (unsigned int)(size * 31 + batch);
+			long produced = 0, taken = 0, step;
+
+			CHECK_EQ(ptr_ring_init(&b, size, GFP_KERNEL), 0);
+			b.batch = batch;
+			for (step = 0; step < 400; step++) {
+				void *in[16], *out[16];
+				int k, want, got, i, room;
+
+				seed = seed * 1103515245u + 12345u;
+				k = (int)((seed >> 16) % (unsigned int)(size + 3));
+				for (i = 0; i < k; i++)
+					in[i] = P(produced + 1 + i);
+				room = size - occupied(&b);
+				got = __ptr_ring_produce_batched(&b, in, k);
+				CHECK_EQ(got, k < room ? k : room);
+				produced += got;
+
+				seed = seed * 1103515245u + 12345u;
+				want = (int)((seed >> 16) % (unsigned int)(size + 4));
+				got = __ptr_ring_consume_batched_variant(
+					&b, out, want, order);
+				CHECK_EQ(got, (int)(produced - taken < want ?
+						    produced - taken : want));
+				for (i = 0; i < got; i++)
+					CHECK(out[i] == P(taken + 1 + i));
+				taken += got;
+				CHECK_EQ(b.consumer_head, (int)(taken % size));
+				CHECK(b.consumer_head - b.consumer_tail >= 0 &&
+				      b.consumer_head - b.consumer_tail < batch);
+				CHECK_EQ(occupied(&b),
+					 (int)(produced - taken) +
+						 b.consumer_head -
+						 b.consumer_tail);
+			}
+			ptr_ring_cleanup(&b, NULL);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -178,5 +248,7 @@ main(void)
 	test_consume_batched(PTR_RING_ZERO_MAINLINE);
 	test_consume_batched(PTR_RING_ZERO_HEAD_FIRST);
 	test_produce_batched();
+	test_batched_vs_single(PTR_RING_ZERO_MAINLINE);
+	test_batched_vs_single(PTR_RING_ZERO_HEAD_FIRST);
 	return T_EXIT_PASS;
 }

@@ -36,6 +36,8 @@ expect_usage_error() {
 
 expect_ok -s 1000 -m 0 -N 100000
 expect_ok -s 2 -m 0 -N 5000 --variant head-first
+expect_ok -s 64 -m 0 -N 100001 -b 32
+expect_ok -s 3 -m 0 -N 5000 -b 3 --variant head-first
 expect_ok -s 1000 -m 1 -N 200000
 expect_ok -s 1000 -m 1 -N 200000 --variant head-first
 expect_ok -s 64 -m 1 -N 100000 -b 16
@@ -58,6 +60,7 @@ expect_usage_error --variant sideways
 expect_usage_error --relax nap
 expect_usage_error --bogus
 expect_usage_error -m 0 --locked
+expect_usage_error -s 16 -m 0 -b 32
 expect_usage_error extra
 
 exit $fail

@@ -207,14 +207,47 @@ simple_loop(struct ptr_ring *r, long count, enum ptr_ring_zeroing order)
 	return errors;
 }
 
+/* -m 0 -b BATCH: BATCH items in with __ptr_ring_produce_batched(), the
+ * same out with __ptr_ring_consume_batched(), per item. */
+static PP_ALWAYS_INLINE long
+simple_batched_loop(struct ptr_ring *r, long count, int batch,
+		    enum ptr_ring_zeroing order)
+{
+	void *in[MAX_BATCH], *out[MAX_BATCH];
+	long next = 1, errors = 0;
+	int k;
+
+	while (next <= count) {
+		int n = count - next + 1 < batch ? (int)(count - next + 1)
+						 : batch;
+
+		for (k = 0; k < n; k++)
+			in[k] = (void *)(uintptr_t)(next + k);
+		errors += __ptr_ring_produce_batched(r, in, n) != n;
+		errors += __ptr_ring_consume_batched_variant(r, out, n,
+							     order) != n;
+		for (k = 0; k < n; k++)
+			errors += out[k] != in[k];
+		next += n;
+	}
+	return errors;
+}
+
 static int
 run_simple(struct shared *sh, struct time_bench_record *rec)
 {
+	int batch = sh->cfg->batch;
 	long errors;
 
 	printf("# single thread on CPU %d\n", pp_tool_pin_nth_cpu(0));
 	time_bench_start(rec);
-	if (sh->cfg->variant == PTR_RING_ZERO_HEAD_FIRST)
+	if (batch > 1 && sh->cfg->variant == PTR_RING_ZERO_HEAD_FIRST)
+		errors = simple_batched_loop(&sh->ring, sh->cfg->count, batch,
+					     PTR_RING_ZERO_HEAD_FIRST);
+	else if (batch > 1)
+		errors = simple_batched_loop(&sh->ring, sh->cfg->count, batch,
+					     PTR_RING_ZERO_MAINLINE);
+	else if (sh->cfg->variant == PTR_RING_ZERO_HEAD_FIRST)
 		errors = simple_loop(&sh->ring, sh->cfg->count,
 				     PTR_RING_ZERO_HEAD_FIRST);
 	else
@@ -284,7 +317,9 @@ usage(FILE *out)
 		"                  more than one use the locked ptr_ring_produce()\n"
 		"  --locked        use ptr_ring_produce() even with one producer\n"
 		"  -b BATCH        consumer batch for __ptr_ring_consume_batched(),\n"
-		"                  1..%d (default 1: __ptr_ring_consume())\n"
+		"                  1..%d (default 1: __ptr_ring_consume()); in mode\n"
+		"                  0 the producer batches too\n"
+		"                  (__ptr_ring_produce_batched()), at most -s\n"
 		"  --variant V     tail-zeroing order: mainline (default) or head-first\n"
 		"  --relax R       wait with pause (default when every thread has its\n"
 		"                  own CPU) or yield (default when oversubscribed)\n"
@@ -376,6 +411,11 @@ parse_args(int argc, char **argv, struct config *cfg)
 	}
 	if (cfg->mode == 0 && cfg->producers != 1) {
 		fprintf(stderr, "ptr_ring_test: -p needs -m 1\n");
+		exit(2);
+	}
+	if (cfg->mode == 0 && cfg->batch > cfg->size) {
+		fprintf(stderr, "ptr_ring_test: -b must be at most -s (%d) "
+			"in mode 0\n", cfg->size);
 		exit(2);
 	}
 	if (cfg->count < cfg->producers) {

@@ -59,6 +59,7 @@ int
 main(int argc, char **argv)
 {
 	struct ck_spsc *c;
+	unsigned int round;
 
 	peer_init(argc, argv, "peer_ck", "Concurrency Kit ck_ring SPSC",
 		  NULL);
@@ -66,7 +67,8 @@ main(int argc, char **argv)
 	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0)
 		peer_die("out of memory");
 	ck_ring_init(&c->ring, PEER_RING_SIZE);
-	peer_spsc_run("ck_ring_spsc", c, ck_b, ck_a);
+	for (round = 0; round < peer_opts.rounds; round++)
+		peer_spsc_run("ck_ring_spsc", c, ck_b, ck_a);
 	free(c);
 	return 0;
 }

@@ -25,6 +25,13 @@
  *   dpdk_rte_ring_spsc            rte_ring_sp_enqueue / rte_ring_sc_dequeue
  *   dpdk_rte_ring_burst32_spsc    sp_enqueue_burst / sc_dequeue_burst of 32
  * B of every EAL row runs on lcore 1 through rte_eal_remote_launch().
+ *
+ * pagepool's rows that the targets compare with these (pp_rows.c:
+ * pagepool_pp_bulk32_same, pagepool_pp_ring_cross,
+ * pagepool_ptr_ring_burst32_spsc) run right after the DPDK row they are
+ * compared with, in this process, A on lcore 0's CPU and B a pthread
+ * pinned to lcore 1's, every round (-R), so a ratio's two sides share the
+ * machine's state; their lines join peer_pagepool's under the same names.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +50,7 @@
 #include <rte_version.h>
 
 #include "peers.h"
+#include "pp_rows.h"
 
 #define POOL_SIZE 8191		/* 2^n - 1: the ring's best fit */
 #define POOL_CACHE 256
@@ -386,6 +394,8 @@ eal_stop(void)
 int
 main(int argc, char **argv)
 {
+	unsigned int round;
+
 	peer_init(argc, argv, "peer_dpdk",
 		  "DPDK rte_mempool and rte_ring", NULL);
 	eal_start();
@@ -398,14 +408,21 @@ main(int argc, char **argv)
 	       "straight to the pool ring; the usercache row gives it one "
 	       "(rte_mempool_cache_create)\n");
 	fflush(stdout);
-	row_same("dpdk_mempool_c256_same", POOL_CACHE);
-	row_same("dpdk_mempool_c0_same", 0);
-	row_bulk_same();
-	row_cross_lcore("dpdk_mempool_c256_cross", POOL_CACHE);
-	row_cross_lcore("dpdk_mempool_c0_cross", 0);
-	row_cross_noneal();
-	row_ring("dpdk_rte_ring_spsc", false);
-	row_ring("dpdk_rte_ring_burst32_spsc", true);
+	for (round = 0; round < peer_opts.rounds; round++) {
+		row_same("dpdk_mempool_c256_same", POOL_CACHE);
+		row_same("dpdk_mempool_c0_same", 0);
+		/* Each row that is a target's measure, then ours beside
+		 * it (pp_rows.c): the same process, CPUs and moment. */
+		row_bulk_same();
+		pp_row_bulk32_same();
+		row_cross_lcore("dpdk_mempool_c256_cross", POOL_CACHE);
+		pp_row_ring_cross();
+		row_cross_lcore("dpdk_mempool_c0_cross", 0);
+		row_cross_noneal();
+		row_ring("dpdk_rte_ring_spsc", false);
+		row_ring("dpdk_rte_ring_burst32_spsc", true);
+		pp_row_ptr_ring_burst32_spsc();
+	}
 	eal_stop();
 	return 0;
 }

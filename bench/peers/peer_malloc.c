@@ -224,12 +224,18 @@ cross_a2(struct peer_cross *x)
 int
 main(int argc, char **argv)
 {
+	unsigned int round;
+
 	peer_init(argc, argv, "peer_" FAMILY,
 		  FAMILY " " OP1 " and " OP2 " (4096-aligned) 4 KiB buffers",
 		  NULL);
-	row_same(FAMILY "_" OP1 "_same", 1);
-	row_same(FAMILY "_" OP2 "_same", 2);
-	peer_cross_run(FAMILY "_" OP1 "_cross", NULL, cross_b1, cross_a1);
-	peer_cross_run(FAMILY "_" OP2 "_cross", NULL, cross_b2, cross_a2);
+	for (round = 0; round < peer_opts.rounds; round++) {
+		row_same(FAMILY "_" OP1 "_same", 1);
+		row_same(FAMILY "_" OP2 "_same", 2);
+		peer_cross_run(FAMILY "_" OP1 "_cross", NULL, cross_b1,
+			       cross_a1);
+		peer_cross_run(FAMILY "_" OP2 "_cross", NULL, cross_b2,
+			       cross_a2);
+	}
 	return 0;
 }

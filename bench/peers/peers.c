@@ -19,6 +19,7 @@
 
 struct peer_opts peer_opts = {
 	.n = 10000000,
+	.rounds = 1,
 };
 const char *peer_prog = "peers";
 
@@ -72,12 +73,15 @@ static void
 usage(FILE *out, const char *what, const char *extra_help)
 {
 	fprintf(out,
-		"Usage: %s [-N COUNT]\n"
+		"Usage: %s [-N COUNT] [-R ROUNDS]\n"
 		"%s\n"
 		"\n"
 		"  -N COUNT   round trips (same), items (spsc), 4000..%llu;\n"
 		"             cross-thread rows run COUNT/4, at most 2 s\n"
 		"             (default 10000000)\n"
+		"  -R ROUNDS  run every row ROUNDS times, one round after\n"
+		"             another, in this one process (default 1); a\n"
+		"             row's lines are then its samples\n"
 		"  -h         this text\n"
 		"%s"
 		"\n"
@@ -95,13 +99,17 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 	int c;
 
 	peer_prog = prog;
-	while ((c = getopt(argc, argv, "N:h")) != -1) {
+	while ((c = getopt(argc, argv, "N:R:h")) != -1) {
 		switch (c) {
 		case 'N':
 			/* time_bench needs every count in [1000, 2^32), and
 			 * the cross rows run N/4. */
 			peer_opts.n = pp_tool_parse_num(prog, "-N", optarg, 4000,
 							UINT32_MAX);
+			break;
+		case 'R':
+			peer_opts.rounds = (unsigned int)pp_tool_parse_num(
+				prog, "-R", optarg, 1, 1000);
 			break;
 		case 'h':
 			usage(stdout, what, extra_help);
@@ -120,10 +128,11 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 	peer_opts.cpu_a = nth_cpu(0);
 	peer_opts.cpu_b = nth_cpu(1);
 	pin_to(peer_opts.cpu_a);
-	printf("# %s: %s; N %llu (cross %llu), %d-byte buffers, "
-	       "A on CPU %d, B on CPU %d, clock %s\n",
+	printf("# %s: %s; N %llu (cross %llu), %u round(s), %d-byte "
+	       "buffers, A on CPU %d, B on CPU %d, clock %s\n",
 	       prog, what, (unsigned long long)peer_opts.n,
-	       (unsigned long long)peer_opts.n_cross, PEER_BUF_SIZE,
+	       (unsigned long long)peer_opts.n_cross, peer_opts.rounds,
+	       PEER_BUF_SIZE,
 	       peer_opts.cpu_a, peer_opts.cpu_b, time_bench_clock_name());
 	fflush(stdout);
 }
@@ -187,6 +196,7 @@ peer_cross_a_begin(struct peer_cross *x, struct time_bench_record *rec)
 void
 peer_cross_a_end(struct peer_cross *x, uint64_t done)
 {
+	/* R5: pairs with acquire A5 in peer_cross_stopped(). */
 	if (done < x->n)
 		pp_store_release(&x->start, 2);
 }

@@ -55,13 +55,14 @@ struct peer_opts {
 	uint64_t n;		/* same and spsc rows */
 	uint64_t n_cross;	/* cross rows: n / 4 */
 	int cpu_a, cpu_b;	/* the CPUs A and B are pinned to */
+	unsigned int rounds;	/* -R: every row this many times, in turn */
 };
 
 extern struct peer_opts peer_opts;
 extern const char *peer_prog;
 
 /*
- * Parse -N COUNT and -h; fill peer_opts and print the program's header
+ * Parse -N COUNT, -R ROUNDS and -h; fill peer_opts and print the program's header
  * ("# <prog>: N ..., A on CPU x, B on CPU y"). @extra_help is appended to
  * the usage text. Exits 2 on bad usage.
  */
@@ -190,6 +191,21 @@ peer_cross_producer(struct peer_cross *x, void *(*get)(void *ctx))
 	return i;
 }
 
+/*
+ * B, on an empty ring: has A stopped early (out of time, or an allocation
+ * failed)? If so, everything A passed is in the ring by now, but the empty
+ * ring B just saw may predate A's last produces: B must look once more
+ * before it leaves (a loaded machine can deschedule B between the two
+ * loads for long enough that A fills hundreds of slots).
+ */
+static inline __attribute__((always_inline)) bool
+peer_cross_stopped(struct peer_cross *x)
+{
+	/* A5: pairs with release R5 in peer_cross_a_end(): A's produces
+	 * happen before it, so the consume after this sees them all. */
+	return pp_load_acquire(&x->start) == 2;
+}
+
 /* B: take each buffer off the ring and free it, until @n were freed. */
 static inline __attribute__((always_inline)) void
 peer_cross_consumer(struct peer_cross *x, void (*put)(void *ctx, void *buf))
@@ -202,9 +218,11 @@ peer_cross_consumer(struct peer_cross *x, void (*put)(void *ctx, void *buf))
 		void *buf;
 
 		while ((buf = __ptr_ring_consume(r)) == NULL) {
-			/* A stops early only when an allocation failed. */
-			if (pp_load_acquire(&x->start) == 2)
+			if (peer_cross_stopped(x) &&
+			    (buf = __ptr_ring_consume(r)) == NULL)
 				goto out;
+			if (buf != NULL)
+				break;
 			pp_cpu_relax();
 		}
 		put(ctx, buf);

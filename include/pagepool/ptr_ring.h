@@ -271,12 +271,36 @@ ptr_ring_produce_bh(struct ptr_ring *r, void *ptr)
 static inline int
 __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 {
-	int i;
+	int size = r->size, producer = r->producer, i = 0;
+	void **queue = r->queue;
 
-	for (i = 0; i < n; i++) {
-		if (__ptr_ring_produce(r, array[i]) != 0)
-			break;
+	/* n single produces, with the index kept in a register and stored
+	 * once (only the producer reads it), in runs that stop at the end
+	 * of the array, so the wrap is tested once per run. */
+	while (i < n && size > 0) {
+		int stop = producer + (n - i);
+
+		if (stop > size)
+			stop = size;
+		for (; producer < stop; producer++, i++) {
+			void *ptr = array[i];
+
+			if (PP_UNLIKELY(ptr == NULL ||
+					pp_load_relaxed(&queue[producer]) !=
+						NULL))
+				goto out;
+			/* R1: pairs with acquire A1 in __ptr_ring_peek() and
+			 * __ptr_ring_consume_batched(), as in
+			 * __ptr_ring_produce(). Needed: relaxed,
+			 * tests/genmc/ptr_ring_batched.c finds the payload
+			 * race. */
+			pp_store_release(&queue[producer], ptr);
+		}
+		if (producer >= size)
+			producer = 0;
 	}
+out:
+	r->producer = producer;
 	return i;
 }
 
@@ -409,28 +433,36 @@ ptr_ring_empty_bh(struct ptr_ring *r)
 static inline void
 __ptr_ring_zero_tail(struct ptr_ring *r, int consumer_head)
 {
-	int head = consumer_head;
+	int head = consumer_head, tail = r->consumer_tail;
+	void **queue = r->queue;
 
 	/* Relaxed: the producer only tests for NULL; it takes nothing from
-	 * the consumer but the free slot itself. */
-	while (PP_LIKELY(head > r->consumer_tail))
-		pp_store_relaxed(&r->queue[--head], NULL);
+	 * the consumer but the free slot itself. (The bounds are in locals:
+	 * the compiler cannot tell that the slot stores leave them alone.) */
+	while (PP_LIKELY(head > tail))
+		pp_store_relaxed(&queue[--head], NULL);
 	r->consumer_tail = consumer_head;
 }
 
 /**
- * __ptr_ring_discard_one_variant() - advance past the entry just peeked,
- * with the zeroing order @order (a compile-time constant in every caller).
+ * __ptr_ring_advance_variant() - publish @consumer_head, one past the last
+ * entry consumed, zeroing the consumed slots when a batch is due, with the
+ * zeroing order @order (a compile-time constant in every caller).
  * @r: the ring
+ * @consumer_head: the new head, consumer_head + 1 .. r->size (the slots
+ *	between the old head and it were all read)
  * @order: PTR_RING_ZERO_MAINLINE or PTR_RING_ZERO_HEAD_FIRST
  *
- * Context: the consumer, after a successful __ptr_ring_peek().
+ * One entry (__ptr_ring_discard_one()) or a whole batch read in one pass
+ * (__ptr_ring_consume_batched()) retire the same way: the slots are freed
+ * once at least r->batch of them are consumed, or at the end of the array.
+ *
+ * Context: the consumer.
  */
 static PP_ALWAYS_INLINE void
-__ptr_ring_discard_one_variant(struct ptr_ring *r, enum ptr_ring_zeroing order)
+__ptr_ring_advance_variant(struct ptr_ring *r, int consumer_head,
+			   enum ptr_ring_zeroing order)
 {
-	int consumer_head = r->consumer_head + 1;
-
 	if (order == PTR_RING_ZERO_MAINLINE) {
 		/* Linux as merged: zero, then wrap, then publish the head.
 		 * Between the zeroing and the head store the slot at the old
@@ -464,6 +496,20 @@ __ptr_ring_discard_one_variant(struct ptr_ring *r, enum ptr_ring_zeroing order)
 		return;
 	}
 	pp_store_relaxed(&r->consumer_head, consumer_head);
+}
+
+/**
+ * __ptr_ring_discard_one_variant() - advance past the entry just peeked,
+ * with the zeroing order @order (a compile-time constant in every caller).
+ * @r: the ring
+ * @order: PTR_RING_ZERO_MAINLINE or PTR_RING_ZERO_HEAD_FIRST
+ *
+ * Context: the consumer, after a successful __ptr_ring_peek().
+ */
+static PP_ALWAYS_INLINE void
+__ptr_ring_discard_one_variant(struct ptr_ring *r, enum ptr_ring_zeroing order)
+{
+	__ptr_ring_advance_variant(r, r->consumer_head + 1, order);
 }
 
 /**
@@ -528,16 +574,45 @@ static PP_ALWAYS_INLINE int
 __ptr_ring_consume_batched_variant(struct ptr_ring *r, void **array, int n,
 				   enum ptr_ring_zeroing order)
 {
-	int i;
+	int size = r->size, head, got = 0;
+	void **queue = r->queue;
 
-	for (i = 0; i < n; i++) {
-		void *ptr = __ptr_ring_consume_variant(r, order);
+	if (PP_UNLIKELY(size == 0))
+		return 0;
+	head = r->consumer_head;
+	/*
+	 * The same entries, the same order and the same retirement as n
+	 * single consumes, in two passes: read the run of filled slots up
+	 * to the end of the array, then publish the head and zero the
+	 * batch once (__ptr_ring_advance_variant()) rather than once per
+	 * entry. A run that reaches the end of the array wraps and goes on
+	 * from slot 0.
+	 */
+	while (got < n) {
+		int start = head, stop = head + (n - got);
 
-		if (ptr == NULL)
+		if (stop > size)
+			stop = size;
+		while (head < stop) {
+			/* A1: pairs with release R1 in __ptr_ring_produce()
+			 * and __ptr_ring_produce_batched(), as in
+			 * __ptr_ring_peek(); tests/genmc/ptr_ring_batched.c
+			 * finds the payload race without it. */
+			void *ptr = pp_load_acquire(&queue[head]);
+
+			if (ptr == NULL)
+				break;
+			array[got++] = ptr;
+			head++;
+		}
+		if (head == start)
 			break;
-		array[i] = ptr;
+		__ptr_ring_advance_variant(r, head, order);
+		if (head < size)
+			break;
+		head = 0;
 	}
-	return i;
+	return got;
 }
 
 /**

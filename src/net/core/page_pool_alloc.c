@@ -29,12 +29,24 @@
 #define PP_FRAG_ALIGN ((unsigned int)SMP_CACHE_BYTES)
 #endif
 
+/* A page ptr_ring_unconsume() found no room for (producers refilled the
+ * slots behind the head): it leaves the pool, as a wrong-node page does. */
+static void
+refill_unconsume_destroy(void *ptr)
+{
+	struct page *page = ptr;
+
+	_pp_return_page(page->pp, page);
+}
+
 static __attribute__((noinline)) struct page *
 refill_alloc_cache(struct page_pool *pool)
 {
 	struct ptr_ring *r = &pool->ring;
+	struct page **cache = pool->alloc.cache;
+	uint32_t count = pool->alloc.count;
 	struct page *page = NULL;
-	int pref_nid;
+	int pref_nid, want, got, i;
 
 	/* Lockless test first: most refills of a busy pool find pages. An
 	 * empty ring may be this thread's own returns, stashed when it is
@@ -47,29 +59,44 @@ refill_alloc_cache(struct page_pool *pool)
 		}
 	}
 	pref_nid = _pp_pool_pref_nid(pool);
-	do {
-		page = __ptr_ring_consume(r);
-		if (page == NULL)
+	/*
+	 * The kernel consumes one page at a time and stops at the first on
+	 * the wrong node. One batched consume straight into the cache takes
+	 * the same pages (the ring's slots retired once, not per page); the
+	 * pages are then checked in order.
+	 */
+	want = count < PP_ALLOC_CACHE_REFILL
+		       ? (int)(PP_ALLOC_CACHE_REFILL - count) : 1;
+	got = __ptr_ring_consume_batched(r, (void **)&cache[count], want);
+	for (i = 0; i < got; i++) {
+		if (PP_UNLIKELY(page_to_nid(cache[count + i]) != pref_nid))
 			break;
-		if (PP_LIKELY(page_to_nid(page) == pref_nid)) {
-			pool->alloc.cache[pool->alloc.count++] = page;
-		} else {
-			/*
-			 * Wrong node (the preference changed, or another
-			 * node's thread returned it): release this one and
-			 * stop, so the slow path allocates on the right node
-			 * without draining the whole ring into the allocator.
-			 */
-			_pp_return_page(pool, page);
-			pp_alloc_stat_inc(pool, waive);
-			page = NULL;
-			break;
-		}
-	} while (pool->alloc.count < PP_ALLOC_CACHE_REFILL);
+	}
+	if (PP_UNLIKELY(i < got)) {
+		/*
+		 * Wrong node (the preference changed, or another node's
+		 * thread returned it): release this one and stop, so the
+		 * slow path allocates on the right node without draining the
+		 * whole ring into the allocator. The pages the batch took
+		 * after it go back to the head of the ring, where the kernel
+		 * would have left them (a slow path: both ring locks).
+		 */
+		struct page *wrong = cache[count + i];
 
-	if (pool->alloc.count > 0) {
-		PP_TRACE(refill, pool, pool->id, pool->alloc.count);
-		page = pool->alloc.cache[--pool->alloc.count];
+		if (i + 1 < got)
+			ptr_ring_unconsume(r, (void **)&cache[count + i + 1],
+					   got - i - 1,
+					   refill_unconsume_destroy);
+		_pp_return_page(pool, wrong);
+		pp_alloc_stat_inc(pool, waive);
+	}
+	count += (uint32_t)i;
+	pool->alloc.count = count;
+
+	if (count > 0) {
+		PP_TRACE(refill, pool, pool->id, count);
+		page = cache[--count];
+		pool->alloc.count = count;
 		pp_alloc_stat_inc(pool, refill);
 	}
 	return page;

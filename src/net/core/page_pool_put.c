@@ -184,16 +184,18 @@ _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 	unsigned int i;
 
 	pp_spin_lock(&pool->ring.producer_lock);
-	for (i = 0; i < count; i++) {
-		if (__ptr_ring_produce(&pool->ring, bulk[i]) != 0) {
+	/* One batched produce (the producer index in a register, the wrap
+	 * tested once per run); no page here is NULL, so it stops only at a
+	 * full slot. */
+	i = (unsigned int)__ptr_ring_produce_batched(&pool->ring,
+						     (void **)bulk, (int)count);
+	if (i < count) {
 #if PAGE_POOL_STATS
-			pp_store_relaxed(&pool->ring_recycle_stats.ring_full,
-					 pool->ring_recycle_stats.ring_full +
-						 (full_each ? count - i : 1));
+		pp_store_relaxed(&pool->ring_recycle_stats.ring_full,
+				 pool->ring_recycle_stats.ring_full +
+					 (full_each ? count - i : 1));
 #endif
-			PP_TRACE(ring_full, pool, pool->id, count - i);
-			break;
-		}
+		PP_TRACE(ring_full, pool, pool->id, count - i);
 	}
 #if PAGE_POOL_STATS
 	pp_store_relaxed(&pool->ring_recycle_stats.ring,
@@ -216,42 +218,58 @@ _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
  * room); the first that is not goes, with the rest, to the general path.
  * Returns how many pages it took. Debug builds always take the general
  * path, which checks every page.
+ *
+ * The loop's shape: the room is worked out once, and each page's checks
+ * are folded into one word, tested with the sole-reference load in one
+ * condition. pp_magic overlays
+ * compound_head, so a word that matches the signature with bits 0 and 1
+ * clear is a head page (bit 0 would mark a tail) that is not pfmemalloc
+ * (bit 1): a tail page, like any other mismatch, goes to the general
+ * path, which takes compound_head() first. Every field read lies in the
+ * page's own struct page, so reading them for a page that then fails
+ * the test is harmless. Statistics: one store for the lot.
  */
 static unsigned int
 bulk_direct(struct page **data, unsigned int count)
 {
 	struct page_pool *pool;
-	struct page *page;
-	unsigned int i, c;
+	struct page **cache;
+	unsigned int i, c, room;
 
 	if (PP_DEBUG || count == 0 || data[0] == NULL)
 		return 0;
-	page = compound_head(data[0]);
-	if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE)
+	if ((data[0]->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE)
 		return 0;
-	pool = page->pp;
+	pool = data[0]->pp;
 	/* Relaxed: only the owner itself matches (as in
 	 * __page_pool_put_unrefed()); pairs with nothing. */
 	if (pp_load_relaxed(&pool->owner) != pp_thread_self() ||
 	    pp_load_relaxed(&pool->dma_sync))
 		return 0;
 	c = pool->alloc.count;
-	for (i = 0; i < count && c < PP_ALLOC_CACHE_SIZE; i++) {
-		if (data[i] == NULL)
+	room = PP_ALLOC_CACHE_SIZE - c;
+	if (count > room)
+		count = room;
+	cache = &pool->alloc.cache[c];
+	for (i = 0; i < count; i++) {
+		struct page *page = data[i];
+		unsigned long bad;
+
+		if (PP_UNLIKELY(page == NULL))
 			break;
-		page = compound_head(data[i]);
-		if ((page->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE ||
-		    page->pp != pool)
-			break;
+		bad = (pp_load_relaxed(&page->pp_magic) &
+		       (PP_MAGIC_MASK | 0x3UL)) ^ PP_SIGNATURE;
+		bad |= (uintptr_t)page->pp ^ (uintptr_t)pool;
+		bad |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
 		/* page_pool_unref_and_test() of a sole reference: A3, the
 		 * acquire load that pairs with other holders' release drops
 		 * (page_pool_unref_page()); nothing to store. */
-		if (pp_load_acquire(&page->pp_ref_count) != 1 ||
-		    page_ref_count(page) != 1 || page_is_pfmemalloc(page))
+		if (PP_UNLIKELY(bad != 0 ||
+				pp_load_acquire(&page->pp_ref_count) != 1))
 			break;
-		pool->alloc.cache[c++] = page;
+		cache[i] = page;
 	}
-	pool->alloc.count = c;
+	pool->alloc.count = c + i;
 #if PAGE_POOL_STATS
 	pp_store_relaxed(&pool->owner_recycle_stats.cached,
 			 pool->owner_recycle_stats.cached + i);
@@ -259,17 +277,13 @@ bulk_direct(struct page **data, unsigned int count)
 	return i;
 }
 
-void
-page_pool_put_page_bulk(struct page **data, unsigned int count)
+/* Everything bulk_direct() did not take: out of line, so that a batch the
+ * owner recycles whole pays none of this path's registers and stack. */
+static __attribute__((noinline)) void
+put_page_bulk_general(struct page **data, unsigned int count)
 {
 	unsigned int i, n = 0;
 
-	if (data == NULL)
-		return;
-	n = bulk_direct(data, count);
-	data += n;
-	count -= n;
-	n = 0;
 	/* Pass 1: keep the pages whose last pool reference this is. */
 	for (i = 0; i < count; i++) {
 		struct page *page;
@@ -327,4 +341,16 @@ page_pool_put_page_bulk(struct page **data, unsigned int count)
 			_pp_recycle_ring_bulk(pool, bulk, nb, false);
 		n = foreign;
 	}
+}
+
+void
+page_pool_put_page_bulk(struct page **data, unsigned int count)
+{
+	unsigned int n;
+
+	if (data == NULL)
+		return;
+	n = bulk_direct(data, count);
+	if (n < count)
+		put_page_bulk_general(data + n, count - n);
 }
