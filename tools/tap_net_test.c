@@ -742,16 +742,11 @@ usage(FILE *out)
 {
 	fprintf(out,
 "Usage: " PROG " [-r RUNS] [-n FRAMES] [-s MIN[:MAX]] [-q INFLIGHT] [-F]\n"
-"                    [-p PATH[,PATH...]] [--proto icmp|arp] [--nocache] [-h]
-"
-"ICMP echo (or ARP) round trips through a TAP device in a private network
-"
-"namespace, frames built and received in page_frag_cache fragments (as \"First
-"
-"try to replace page_frag with page_frag_cache\" proposes for sockets), in a
-"
-"plain page_frag (the path before it) and in malloc'd buffers, side by side.
-"
+"                    [-p PATH[,PATH...]] [--proto icmp|arp] [--nocache] [-h]\n"
+"ICMP echo (or ARP) round trips through a TAP device in a private network\n"
+"namespace, frames built and received in page_frag_cache fragments (as \"First\n"
+"try to replace page_frag with page_frag_cache\" proposes for sockets), in a\n"
+"plain page_frag (the path before it) and in malloc'd buffers, side by side.\n"
 "  -r RUNS      runs per path (default 10)\n"
 "  -n FRAMES    requests per run (default 100000)\n"
 "  -s MIN[:MAX] frame sizes in bytes, 60 to 9000, cycled MIN..MAX (default 60:1514)\n"
