@@ -94,6 +94,8 @@ REF_LABEL = {
     'pagepool_pp_slow_same': 'pagepool page_pool slow path',
     'pagepool_alloc_pages_same': 'pagepool alloc_pages/__free_pages',
     'pagepool_ptr_ring_spsc': 'pagepool ptr_ring produce/consume',
+    'pagepool_pp_bulk32_same': 'pagepool alloc_pages_bulk/put_page_bulk 32, per buffer',
+    'pagepool_ptr_ring_burst32_spsc': 'pagepool ptr_ring batched 32 both sides, per item',
 }
 GROUPS = [
     ('fast', 'page_pool fast path, inline (owner: alloc + recycle_direct)',
@@ -283,12 +285,12 @@ def target(stats, what, ours, peer, label, seq=None):
     r = ratio_of(stats, ours, peer)
     if r is None:
         return {'target': what, 'status': 'n/a',
-                'detail': 'row missing: %s' % (ours if ours not in stats
-                                               else peer), 'ratio': None}
+                'detail': 'row missing: %s' % label_of(
+                    ours if ours not in stats else peer), 'ratio': None}
     wide = too_wide(stats, ours, peer)
     detail = '%s = %s %s (ours %.3f ns [%.3f..%.3f], peer %.3f ns ' \
              '[%.3f..%.3f], medians [min..max] of %d and %d)' % (
-                 label, fmt_ratio(r), ours, stats[ours]['ns'],
+                 label, fmt_ratio(r), label_of(ours), stats[ours]['ns'],
                  stats[ours]['ns_min'], stats[ours]['ns_max'],
                  stats[peer]['ns'], stats[peer]['ns_min'],
                  stats[peer]['ns_max'], stats[ours]['runs'],
@@ -358,18 +360,18 @@ def verdicts(stats, seq=None):
             'ratio': worst})
 
     out.append(target(
-        stats, 'page_pool bulk alloc + put of 32 at or below DPDK '
-        'get_bulk/put_bulk 32, per buffer (issue 11)',
+        stats, 'target: page_pool bulk alloc + put of 32 at or below DPDK '
+        'get_bulk/put_bulk 32, per buffer',
         'pagepool_pp_bulk32_same', 'dpdk_mempool_c256_bulk32_same',
         'DPDK bulk 32', seq))
     out.append(target(
-        stats, 'ptr_ring batched produce + consume of 32 at or below '
-        'rte_ring burst 32, per item (issue 11)',
+        stats, 'target: ptr_ring batched produce + consume of 32 at or below '
+        'rte_ring burst 32, per item',
         'pagepool_ptr_ring_burst32_spsc', 'dpdk_rte_ring_burst32_spsc',
         'rte_ring burst 32', seq))
     out.append(target(
-        stats, 'cross-thread return (A allocates, B returns) at or below '
-        'DPDK cached with B on lcore 1 (issue 11)',
+        stats, 'target: cross-thread return (A allocates, B returns) at or '
+        'below DPDK cached with B on lcore 1',
         'pagepool_pp_ring_cross', 'dpdk_mempool_c256_cross',
         'DPDK cached cross', seq))
 

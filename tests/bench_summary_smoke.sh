@@ -52,7 +52,7 @@ grep -q '^target: page_pool faster than every malloc .*closest glibc malloc/free
 	bad "peers table: the malloc target does not name the closest in words"$'\n'"$out"
 grep -q "^target: page_pool's inline fast path at least 1.5 times as fast as DPDK's rte_mempool cached get/put: MET" <<<"$out" ||
 	bad "peers table: no fast-path target in words"$'\n'"$out"
-[ "$(grep -c '^target: ' <<<"$out")" -eq 3 ] || bad "peers table: want 3 targets"$'\n'"$out"
+[ "$(grep -c '^target: ' <<<"$out")" -eq 6 ] || bad "peers table: want 6 targets"$'\n'"$out"
 for c in owner cross ring; do
 	grep -q "^$c	" "$rows" || bad "peers: no $c chart row"
 done
