@@ -174,8 +174,13 @@ refill(struct xsk_ring_prod *fq)
 				break;	/* all frames out: the next round */
 		}
 		n = i;
-		if (n == 0 || xsk_ring_prod__reserve(fq, n, &idx) != n)
+		if (n == 0)
 			break;
+		if (xsk_ring_prod__reserve(fq, n, &idx) != n) {
+			while (n > 0)	/* not posted after all */
+				page_pool_recycle_direct(pool, pages[--n]);
+			break;
+		}
 		for (i = 0; i < n; i++) {
 			dma_addr_t addr = page_pool_get_dma_addr(pages[i]);
 
