@@ -99,12 +99,18 @@ awk -v dir="$work" '/^```c$/{n++; f=1; next} /^```$/{f=0} f {print > (dir "/read
 ls "$work"/readme*.c >/dev/null 2>&1 || fail "README has no C example"
 for f in "$src"/examples/*.c "$work"/readme*.c; do
 	exe=$work/$(basename "$f" .c)
-	# An example of another library's API (liburing) takes its flags
-	# from that library's pkg-config file too, as its user would.
+	# An example of another library's API (liburing; libxdp and libbpf)
+	# takes its flags from that library's pkg-config file too, as its
+	# user would.
+	xpkgs=''
+	grep -q '<liburing.h>' "$f" && xpkgs=liburing
+	grep -q '<xdp/xsk.h>' "$f" && xpkgs='libxdp libbpf'
 	xflags='' xlibs=''
-	if grep -q '<liburing.h>' "$f"; then
-		pkg-config --exists liburing || { echo "install_check: $(basename "$f") skipped: no liburing"; continue; }
-		xflags=$(pkg-config --cflags liburing) xlibs=$(pkg-config --libs liburing)
+	if [ -n "$xpkgs" ]; then
+		# shellcheck disable=SC2086
+		pkg-config --exists $xpkgs || { echo "install_check: $(basename "$f") skipped: no $xpkgs"; continue; }
+		# shellcheck disable=SC2086
+		xflags=$(pkg-config --cflags $xpkgs) xlibs=$(pkg-config --libs $xpkgs)
 	fi
 	# shellcheck disable=SC2086
 	cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $cflags $xflags "$f" -o "$exe" $libs $xlibs ||
