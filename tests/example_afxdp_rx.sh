@@ -27,27 +27,12 @@ native) flags='' ;;
 skb) flags=-S ;;
 *) echo "usage: $0 native|skb afxdp_rx pp_pktgen netns.sh" >&2; exit 1 ;;
 esac
-prefix=pagepoolxe$(($$ % 10000))
-N=("$netns" -p "$prefix" -n 10.219.0)
+. "$(dirname "$0")/netns_pair.sh"
 tmp=$(mktemp -d)
-trap '"${N[@]}" down >/dev/null; rm -rf "$tmp"' EXIT
+trap 'pair_down; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
-"${N[@]}" up
-rc=$?
-if [ "$rc" -eq 77 ]; then
-	echo "SKIP: no network namespaces here (netns.sh exit 77)"
-	exit 77
-elif [ "$rc" -ne 0 ]; then
-	echo "FAIL: netns.sh up exited $rc"
-	exit 1
-fi
-eval "$("${N[@]}" env)"
-# No IPv6: its neighbour discovery would add frames to the count.
-for ns in "$NS_A" "$NS_B"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-done
-mac_b=$(ip -n "$NS_B" link show "$IF_B" | awk '/link\/ether/ {print $2}')
+prefix=pagepoolxe$(($$ % 10000))
+pair_up "$netns" "$prefix" 10.219.0
 
 # shellcheck disable=SC2086
 "${N[@]}" exec b "$example" $flags -n "$count" "$IF_B" >"$tmp/rx.out" 2>&1 &

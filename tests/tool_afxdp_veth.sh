@@ -49,28 +49,12 @@ if ! "$rxq" --help 2>&1 | grep -q "real interface"; then
 	echo "SKIP: xdp_rxq_info built without the AF_XDP backend (libxdp-dev, libbpf-dev)"
 	exit 77
 fi
-prefix=pagepoolax$(($$ % 10000))
-N=("$netns" -p "$prefix" -n 10.216.0)
-trap '"${N[@]}" down >/dev/null' EXIT
-trap 'exit 1' INT TERM
-"${N[@]}" up
-rc=$?
-if [ "$rc" -eq 77 ]; then
-	echo "SKIP: no network namespaces here (netns.sh exit 77)"
-	exit 77
-elif [ "$rc" -ne 0 ]; then
-	echo "FAIL: netns.sh up exited $rc"
-	exit 1
-fi
-eval "$("${N[@]}" env)"
-# No IPv6: its neighbour discovery would add frames to the counts.
-for ns in "$NS_A" "$NS_B"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-done
-mac_b=$(ip -n "$NS_B" link show "$IF_B" | awk '/link\/ether/ {print $2}')
+. "$(dirname "$0")/netns_pair.sh"
 tmp=$(mktemp -d)
-trap '"${N[@]}" down >/dev/null; rm -rf "$tmp"' EXIT
+trap 'pair_down; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+prefix=pagepoolax$(($$ % 10000))
+pair_up "$netns" "$prefix" 10.216.0
 
 stat_of() {	# NS IF COUNTER
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"

@@ -25,27 +25,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: pp_pktgen's test needs root (network namespaces, AF_PACKET)"
 	exit 77
 fi
-prefix=pagepoolpg$(($$ % 10000))
-N=("$netns" -p "$prefix" -n 10.215.0)
-trap '"${N[@]}" down >/dev/null' EXIT
+. "$(dirname "$0")/netns_pair.sh"
+trap 'pair_down' EXIT
 trap 'exit 1' INT TERM
-"${N[@]}" up
-rc=$?
-if [ "$rc" -eq 77 ]; then
-	echo "SKIP: no network namespaces here (netns.sh exit 77)"
-	exit 77
-elif [ "$rc" -ne 0 ]; then
-	echo "FAIL: netns.sh up exited $rc"
-	exit 1
-fi
-eval "$("${N[@]}" env)"
-# No IPv6: its neighbour discovery would add frames to the counts.
-for ns in "$NS_A" "$NS_B"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-done
-mac_a=$(ip netns exec "$NS_A" cat "/sys/class/net/$IF_A/address")
-mac_b=$(ip netns exec "$NS_B" cat "/sys/class/net/$IF_B/address")
+prefix=pagepoolpg$(($$ % 10000))
+pair_up "$netns" "$prefix" 10.215.0
 # Fixed neighbours: no ARP exchange (b answers the UDP frames with ICMP,
 # a's UDP sockets need b's address) adds frames to the counts.
 ip -n "$NS_A" neigh replace "$IP_B" lladdr "$mac_b" dev "$IF_A" nud permanent
