@@ -24,6 +24,22 @@ enum dma_counter {
 
 #define DMA_NAME_MAX 32
 
+/*
+ * Counter shards: each of the first DMA_SHARDS threads that count on any
+ * device gets a shard of its own in every device, which only it writes
+ * (a relaxed load and store, no read-modify-write: a locked add on the
+ * RX path's device write and syncs waits for the frame's stores to drain
+ * and cost more than the DMA work itself). Later threads add atomically
+ * to the shared ctr[]. pp_dma_dev_get_stats() sums them. Shards are never
+ * handed to another thread, so a long-lived program that keeps starting
+ * threads ends up on the shared counters: slower, never wrong.
+ */
+#define DMA_SHARDS 32
+
+struct dma_shard {
+	uint64_t ctr[DMA_C_NR];
+} PP_CACHELINE_ALIGNED;
+
 struct dma_dbg;
 
 struct device {
@@ -48,15 +64,39 @@ struct device {
 	uint64_t last_fault_size;
 	uint64_t last_fault_site;
 
-	/* Relaxed statistics, written from every thread. live_mappings is
+	/* Relaxed statistics, written from every thread: the shared part
+	 * (threads without a shard, and the max/unbind snapshots). live is
 	 * signed: an unmap on another thread may count before its map did. */
 	uint64_t ctr[DMA_C_NR] PP_CACHELINE_ALIGNED;
 	int64_t live;
+
+	/* Per-thread counters (see DMA_SHARDS). */
+	struct dma_shard shard[DMA_SHARDS];
 };
+
+/* The calling thread's shard + 1, or 0 before its first count. */
+extern __thread unsigned int _pp_dma_tls_shard
+	__attribute__((tls_model("initial-exec")));
+
+/* _pp_dma_shard_assign() - give the calling thread its shard number. */
+unsigned int _pp_dma_shard_assign(void);
 
 static inline void
 dma_count(struct device *dev, enum dma_counter c, uint64_t n)
 {
+	unsigned int s = _pp_dma_tls_shard;
+
+	if (PP_UNLIKELY(s == 0))
+		s = _pp_dma_shard_assign();
+	if (PP_LIKELY(s <= DMA_SHARDS)) {
+		uint64_t *v = &dev->shard[s - 1].ctr[c];
+
+		/* This thread is the shard's only writer: relaxed load and
+		 * store, read by pp_dma_dev_get_stats() (statistics only,
+		 * pairs with nothing). */
+		pp_store_relaxed(v, pp_load_relaxed(v) + n);
+		return;
+	}
 	/* Statistics only: relaxed, pairs with nothing. */
 	pp_fetch_add_relaxed(&dev->ctr[c], n);
 }
