@@ -405,3 +405,43 @@ pskb_expand_head(struct sk_buff *skb, int nhead, int ntail, gfp_t gfp)
 		skb->transport_header = (uint16_t)(skb->transport_header + off);
 	return 0;
 }
+
+int
+skb_linearize(struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo;
+	unsigned int room, need, i;
+	int ret;
+
+	if (skb == NULL)
+		return -EINVAL;
+	if (!skb_is_nonlinear(skb))
+		return 0;
+	/* The kernel's __pskb_pull_tail() of every fragment byte: room at
+	 * the tail first (with some to spare, as it takes), then the bytes,
+	 * then the fragments go back where freeing the skb would send them. */
+	need = skb->data_len;
+	room = skb->end - skb->tail;
+	if (room < need) {
+		ret = pskb_expand_head(skb, 0, (int)(need - room + 128),
+				       GFP_ATOMIC);
+		if (ret != 0)
+			return ret;
+	}
+	shinfo = skb_shinfo(skb);
+	for (i = 0; i < shinfo->nr_frags; i++) {
+		skb_frag_t *frag = &shinfo->frags[i];
+
+		memcpy(skb->head + skb->tail,
+		       (unsigned char *)page_address(frag->netmem) +
+			       frag->offset,
+		       frag->len);
+		skb->tail += frag->len;
+	}
+	for (i = 0; i < shinfo->nr_frags; i++)
+		skb_page_unref(shinfo->frags[i].netmem, skb->pp_recycle);
+	shinfo->nr_frags = 0;
+	shinfo->xdp_frags_size = 0;
+	skb->data_len = 0;
+	return 0;
+}
