@@ -653,7 +653,7 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 
 		xdp_init_buff(&xdp, PAGE_SIZE, &q->xdp_rxq);
 		xdp_prepare_buff(&xdp, va, XDP_PACKET_HEADROOM, (int)len, true);
-		act = bpf_prog_run_xdp(prog, &xdp);
+		act = _pp_bpf_prog_run_xdp(prog, &xdp);
 		switch (act) {
 		case XDP_PASS:
 			headroom = (unsigned int)((unsigned char *)xdp.data - va);

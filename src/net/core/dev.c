@@ -397,7 +397,7 @@ run_generic_xdp(struct sk_buff *skb, const struct bpf_prog *prog)
 			 (int)(skb_headlen(skb) + mac_len), true);
 	orig_data = xdp.data;
 	orig_end = xdp.data_end;
-	act = bpf_prog_run_xdp(prog, &xdp);
+	act = _pp_bpf_prog_run_xdp(prog, &xdp);
 	off = (unsigned char *)xdp.data - orig_data;
 	if (off > 0)
 		__skb_pull(skb, (unsigned int)off);
