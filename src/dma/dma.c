@@ -311,13 +311,12 @@ pp_dma_dev_need_sync(const struct device *dev)
 static void
 dma_count_sync(struct device *dev, bool for_cpu, size_t size)
 {
-	if (for_cpu) {
-		dma_count(dev, DMA_C_syncs_for_cpu, 1);
-		dma_count(dev, DMA_C_bytes_synced_for_cpu, size);
-	} else {
-		dma_count(dev, DMA_C_syncs_for_device, 1);
-		dma_count(dev, DMA_C_bytes_synced_for_device, size);
-	}
+	if (for_cpu)
+		dma_count2(dev, DMA_C_syncs_for_cpu, DMA_C_bytes_synced_for_cpu,
+			   size);
+	else
+		dma_count2(dev, DMA_C_syncs_for_device,
+			   DMA_C_bytes_synced_for_device, size);
 }
 
 dma_addr_t
@@ -386,6 +385,12 @@ pp_dma_unmap(struct device *dev, dma_addr_t addr, size_t size,
 	return 0;
 }
 
+static inline bool identity_bad(dma_addr_t addr, size_t size);
+static int identity_sync(struct device *dev, dma_addr_t addr, size_t size,
+			 enum dma_data_direction dir);
+static int identity_access(struct device *dev, dma_addr_t addr, void *buf,
+			   size_t len, bool to_memory);
+
 static int
 dma_sync(struct device *dev, dma_addr_t addr, size_t offset, size_t size,
 	 enum dma_data_direction dir, bool for_cpu)
@@ -401,7 +406,13 @@ dma_sync(struct device *dev, dma_addr_t addr, size_t offset, size_t size,
 					PP_DMA_FAULT_UNBOUND);
 	op = for_cpu ? dev->ops.sync_single_for_cpu :
 		       dev->ops.sync_single_for_device;
-	if (op != NULL) {
+	/* The plain identity device inline, as dma_access(). */
+	if (PP_LIKELY(op == identity_sync)) {
+		if (PP_UNLIKELY(identity_bad(addr + offset, size)))
+			return pp_dma_dev_fault(dev, addr + offset,
+						PP_DMA_FAULT_UNMAPPED);
+		pp_barrier();
+	} else if (op != NULL) {
 		ret = op(dev, addr + offset, size, dir);
 		if (ret != 0)
 			return ret;
@@ -424,6 +435,7 @@ pp_dma_sync_for_cpu(struct device *dev, dma_addr_t addr, size_t offset,
 	return dma_sync(dev, addr, offset, size, dir, true);
 }
 
+
 static int
 dma_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 	   bool to_memory)
@@ -438,16 +450,18 @@ dma_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 	}
 	if (dma_is_unbound(dev))
 		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNBOUND);
-	ret = dev->ops.access(dev, addr, buf, len, to_memory);
+	/* The plain identity device (its op not wrapped by the debug layer)
+	 * is called directly: the RX path's per-frame device write. */
+	if (PP_LIKELY(dev->ops.access == identity_access))
+		ret = identity_access(dev, addr, buf, len, to_memory);
+	else
+		ret = dev->ops.access(dev, addr, buf, len, to_memory);
 	if (ret != 0)
 		return ret;
-	if (to_memory) {
-		dma_count(dev, DMA_C_dev_writes, 1);
-		dma_count(dev, DMA_C_bytes_written, len);
-	} else {
-		dma_count(dev, DMA_C_dev_reads, 1);
-		dma_count(dev, DMA_C_bytes_read, len);
-	}
+	if (to_memory)
+		dma_count2(dev, DMA_C_dev_writes, DMA_C_bytes_written, len);
+	else
+		dma_count2(dev, DMA_C_dev_reads, DMA_C_bytes_read, len);
 	return 0;
 }
 
@@ -537,7 +551,7 @@ pp_dma_dev_dump(const struct device *dev, FILE *f)
 /* ------------------------------------------------------------------ */
 /* The identity device */
 
-static bool
+static inline bool
 identity_bad(dma_addr_t addr, size_t size)
 {
 #if UINTPTR_MAX < UINT64_MAX
@@ -585,7 +599,7 @@ identity_sync(struct device *dev, dma_addr_t addr, size_t size,
 	return 0;
 }
 
-static int
+static inline int
 identity_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 		bool to_memory)
 {

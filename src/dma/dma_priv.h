@@ -81,15 +81,23 @@ extern __thread unsigned int _pp_dma_tls_shard
 /* _pp_dma_shard_assign() - give the calling thread its shard number. */
 unsigned int _pp_dma_shard_assign(void);
 
-static inline void
-dma_count(struct device *dev, enum dma_counter c, uint64_t n)
+/* The calling thread's shard of @dev, or NULL: count in the shared part. */
+static inline struct dma_shard *
+dma_shard_of(struct device *dev)
 {
 	unsigned int s = _pp_dma_tls_shard;
 
 	if (PP_UNLIKELY(s == 0))
 		s = _pp_dma_shard_assign();
-	if (PP_LIKELY(s <= DMA_SHARDS)) {
-		uint64_t *v = &dev->shard[s - 1].ctr[c];
+	return PP_LIKELY(s <= DMA_SHARDS) ? &dev->shard[s - 1] : NULL;
+}
+
+static inline void
+dma_count_in(struct device *dev, struct dma_shard *sh, enum dma_counter c,
+	     uint64_t n)
+{
+	if (PP_LIKELY(sh != NULL)) {
+		uint64_t *v = &sh->ctr[c];
 
 		/* This thread is the shard's only writer: relaxed load and
 		 * store, read by pp_dma_dev_get_stats() (statistics only,
@@ -99,6 +107,23 @@ dma_count(struct device *dev, enum dma_counter c, uint64_t n)
 	}
 	/* Statistics only: relaxed, pairs with nothing. */
 	pp_fetch_add_relaxed(&dev->ctr[c], n);
+}
+
+static inline void
+dma_count(struct device *dev, enum dma_counter c, uint64_t n)
+{
+	dma_count_in(dev, dma_shard_of(dev), c, n);
+}
+
+/* A call and its bytes, finding the shard once. */
+static inline void
+dma_count2(struct device *dev, enum dma_counter calls, enum dma_counter bytes,
+	   uint64_t n)
+{
+	struct dma_shard *sh = dma_shard_of(dev);
+
+	dma_count_in(dev, sh, calls, 1);
+	dma_count_in(dev, sh, bytes, n);
 }
 
 /*

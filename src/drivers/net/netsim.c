@@ -320,6 +320,13 @@ sim_next_flow(const struct sim_priv *p, struct sim_queue *q,
 {
 	unsigned int tries;
 
+	/* One flow (the default): the template's port, always the same
+	 * queue; no search. */
+	if (p->flows == 1) {
+		*port_be = htons(9);
+		*hash = sim_flow_hash(*port_be);
+		return p->nq == 1 || (*hash >> 16) % p->nq == q->index;
+	}
 	for (tries = 0; tries < p->flows; tries++) {
 		uint16_t port = htons(p->flows > 1 ?
 					      (uint16_t)(1024 + q->flow) : 9);
