@@ -383,7 +383,8 @@ PP_API void napi_consume_skb(struct sk_buff *skb, int budget);
 
 /**
  * pp_skb_cache_thread_drain() - give the calling thread's cached skb
- * structs back to the general allocator (done at thread exit anyway).
+ * structs (its napi cache and the structs kfree_skb() kept) back to the
+ * general allocator (done at thread exit anyway).
  */
 PP_API void pp_skb_cache_thread_drain(void);
 
