@@ -716,6 +716,7 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 	unsigned int mask = p->ring_size - 1;
 	struct net_device *dev = q->dev;
 	bool redirected = false;
+	uint64_t bytes = 0;
 	int done = 0;
 
 	while (done < budget) {
@@ -730,8 +731,7 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		len = d->len;
 		page = q->rx_page[idx];
 		done++;
-		netdev_stat_add(dev->stats.rx_packets, 1);
-		netdev_stat_add(dev->stats.rx_bytes, len);
+		bytes += len;
 		/* Refill first: without a new buffer the frame is dropped and
 		 * its buffer posted again. */
 		fresh = page_pool_dev_alloc_pages(q->pool);
@@ -748,6 +748,9 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		sim_rx_post(q, idx, fresh);
 		q->rx_next++;
 	}
+	/* Once per poll, as drivers update their u64_stats. */
+	netdev_stat_add(dev->stats.rx_packets, (uint64_t)done);
+	netdev_stat_add(dev->stats.rx_bytes, bytes);
 	if (redirected)
 		xdp_do_flush();
 	return done;
