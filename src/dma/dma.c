@@ -435,7 +435,6 @@ pp_dma_sync_for_cpu(struct device *dev, dma_addr_t addr, size_t offset,
 	return dma_sync(dev, addr, offset, size, dir, true);
 }
 
-
 static int
 dma_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 	   bool to_memory)
@@ -486,6 +485,8 @@ pp_dma_dev_read(struct device *dev, dma_addr_t addr, void *dst, size_t len)
 static uint64_t
 dma_sum(struct device *dev, enum dma_counter c)
 {
+	/* Statistics only: relaxed, pairs with nothing (each shard's
+	 * writer stores relaxed, dma_count_in()). */
 	uint64_t v = pp_load_relaxed(&dev->ctr[c]);
 	unsigned int i;
 
