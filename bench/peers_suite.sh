@@ -7,14 +7,16 @@
 # figures swing between runs on a shared machine, so the programs are
 # interleaved (A B C ... A B C ...) for REPS rounds and each row's median is
 # reported; bench/summary.py prints one table with the ratio of every peer
-# to the pagepool path it is compared with, and a verdict per PRODUCT.md
-# target. A peer that was not built (its package missing) drops its rows.
+# to the pagepool path it is compared with, and whether each target is
+# met. A peer that was not built (its package missing) drops its rows;
+# with PP_BENCH_RESULTS set the rows go there as chart rows too.
 #   bench/peers_suite.sh BUILD_DIR [REPS] [N] [--json] [--png FILE]
 #     REPS  rounds (default 5)      N  round trips per row (default 10000000;
 #                                      cross-thread rows run N/4, at most
 #                                      2 s each)
 #     --json       print the summary as one JSON document instead
-#     --png FILE   also draw ns per round trip as a bar chart (gnuplot)
+#     --png FILE   also draw the charts (gnuplot): FILE without .png,
+#                  then -owner.png, -cross.png and -ring.png
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -93,7 +95,7 @@ meta=(--meta "reps=$reps" --meta "n=$n" --meta "started=$started" --meta "cpu=${
 if [ -z "$png" ]; then
 	dat=()
 else
-	dat=(--dat "$tmp/chart.dat")
+	dat=(--dat "$tmp/rows.tsv")
 fi
 if [ $json = 1 ]; then
 	python3 "$here/summary.py" --json "${dat[@]}" "${meta[@]}" "$tmp/results"
@@ -102,16 +104,8 @@ else
 fi
 
 if [ -n "$png" ]; then
-	if ! command -v gnuplot >/dev/null 2>&1; then
-		echo "peers_suite: gnuplot not installed, no chart" >&2
-	else
-		term=png
-		if gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1; then
-			term=pngcairo
-		fi
-		gnuplot -e "datafile='$tmp/chart.dat'; outfile='$png'; term='$term'; subtitle='${cpu:-unknown CPU}, median of $reps rounds, $started'" \
-			"$here/chart.gp"
-		echo "# chart: $png" >&3
-	fi
+	python3 "$here/summary.py" --charts "$tmp/rows.tsv" --png "${png%.png}" \
+		--meta "cpu=${cpu:-unknown CPU}, median of $reps rounds" \
+		--meta "started=$started" >&3
 fi
 [ ${#failed[@]} -eq 0 ] || { echo "peers_suite: failed: ${failed[*]}" >&2; exit 1; }

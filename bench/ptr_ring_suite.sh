@@ -2,14 +2,24 @@
 # SPDX-License-Identifier: MIT
 #
 # The ptr_ring part of the benchmark suite: seed 002's measurement
-# (ptr_ring_test -s 1000 -m 1 -N 100000000) for both zeroing orders, the
+# (ptr_ring_test -s 1000 -m 1 -N 100000000, from "ptr_ring: move
+# r->queue[] clearing after r->consumer_head updating") for both zeroing
+# orders, the
 # single-thread simple mode, consume batch sizes, and one vs two producers.
 # The machine is shared and cross-CPU figures swing between runs, so the
 # configurations are interleaved (A B C ... A B C ...) for REPS rounds and
-# the median of each is reported, with min and max.
+# the median of each is reported, with min and max. With PP_BENCH_RESULTS
+# set, the SPSC rows and the kernel's published figures go there as chart
+# rows (bench/summary.py describes them).
 #   bench/ptr_ring_suite.sh PTR_RING_TEST [REPS] [COUNT]
 set -eu
 tool=$1 reps=${2:-5} count=${3:-100000000}
+
+# One chart row: chart kind label value unit min max note.
+result() {
+	[ -z "${PP_BENCH_RESULTS:-}" ] ||
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PP_BENCH_RESULTS"
+}
 
 configs=(
 	"spsc mainline|-s 1000 -m 1 -N $count --variant mainline"
@@ -51,7 +61,29 @@ for i in "${!configs[@]}"; do
 			m = int((NR + 1) / 2)
 			printf "%-26s %10d %10.3f %10.3f %10.3f %10.2f\n",
 			       name, c[m], n[m], n[1], n[NR], 1000 / n[m]
-		}'
+		}' | tee "$tmp/row$i"
+done
+# The kernel's figures: perf stat's elapsed time of the same command
+# (-N 100000000, so seconds / 1e8 items; process start included).
+kernel=(
+	"x86 2.392 GHz, mainline|26.538"
+	"x86 2.392 GHz, head-first|25.422"
+	"arm64 2.6 GHz, mainline|20.872"
+	"arm64 2.6 GHz, head-first|18.882"
+)
+post='"Re: [Linuxarm] Re: [PATCH net-next v3 2/3] ptr_ring: move r->queue[] clearing after r->consumer_head updating"'
+echo "# the kernel's ptr_ring_test -s 1000 -m 1 -N 100000000 (Yunsheng Lin, $post; perf stat elapsed time / 1e8):"
+for k in "${kernel[@]}"; do
+	printf '#   %-26s %10.3f ns per item\n' "${k%%|*}" "${k#*|}"
+done
+for i in 0 1; do
+	read -r _ variant _ ns lo hi _ <"$tmp/row$i"
+	result ring ours "pagepool ptr_ring_test, $variant zeroing, per item" \
+		"$ns" ns "$lo" "$hi" "ptr_ring_test ${configs[$i]#*|}"
+done
+for k in "${kernel[@]}"; do
+	result ring kernel "kernel ptr_ring_test, ${k%%|*}, per item" "${k#*|}" ns \
+		'' '' "perf stat elapsed / 1e8, $post"
 done
 # The commands, for docs/benchmarks.md.
 for i in "${!configs[@]}"; do

@@ -1,16 +1,61 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The pagepool authors
 #
-# The summaries of the benchmark suite. Both read time_bench lines ("Type:T
+# The summaries and charts of the benchmark suite.
+#
+# Chart rows: the interface every suite writes to
+# ------------------------------------------------
+# The main job (scripts/run-benchmarks.sh) exports PP_BENCH_RESULTS, the
+# path of a results file (bench-results/<UTC date>.tsv). A suite that
+# finds it set appends one line per figure worth drawing, eight fields
+# separated by tabs, no header, nothing quoted:
+#
+#   chart  kind  label  value  unit  min  max  note
+#
+#   chart  which chart the row belongs to: owner (one thread allocates and
+#          frees: the fast path), cross (pages freed by another thread),
+#          ring (ptr_ring, one producer and one consumer), frag
+#          (page_frag_test), packet (packets per second), afxdp and
+#          afxdp_cpu (bench/afxdp_suite.sh). Any other word gets a chart
+#          of its own, titled with the word.
+#   kind   ours (pagepool, this run), peer (another library, this run) or
+#          kernel (a figure the kernel's developers published, measured on
+#          their machine: drawn in its own colour, never compared as if
+#          measured here).
+#   label  what the bar is, in words a reader understands without the
+#          source ("DPDK rte_mempool cached get/put"); the chart's axis.
+#   value  the median, a plain number.
+#   unit   ns (per operation: lower is better) or Mpps (higher is
+#          better); one unit per chart.
+#   min, max  the range over the runs, or empty.
+#   note   free text kept in the file (the machine of a kernel figure, the
+#          command), not drawn.
+#
+# From shell: printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' ... >>"$PP_BENCH_RESULTS"
+# (see bench/ptr_ring_suite.sh); from here, emit(). With PP_BENCH_RESULTS
+# unset a suite writes nothing. The peer programs' time_bench rows reach
+# the charts through GROUPS below (a row listed in a group is drawn in
+# that group's chart, CHART_OF; an unlisted one is printed under "other
+# rows" only). The packet chart is in Mpps: an AF_XDP or io_uring receive
+# rate belongs there.
+#
+# `summary.py --charts FILE --png PREFIX` draws PREFIX-<chart>.png with
+# bench/chart.gp, one chart per question, and prints what each shows; the
+# charts are drawn from this file only, so they agree with it.
+#
+# The time_bench summaries
+# ------------------------
+# Both read time_bench lines ("Type:T
 # Per elem: C cycles(tsc) N.N ns ... (invoke count:I tsc_interval:X)"),
 # take the median of each row, and give ticks per call with their fraction
 # (X / I; the line itself cuts it off, as the kernel's does).
 #
 # Default, for bench/peers_suite.sh: one table that puts every pagepool
 # path beside the peers compared with it (inline calls, as DPDK's get/put),
-# the ratio (peer ns / pagepool ns: above 1 pagepool is faster), and a
-# verdict per PRODUCT.md target. --dat FILE writes the bar chart's data for
-# bench/chart.gp.
+# the ratio (peer ns / pagepool ns: above 1 pagepool is faster), and
+# whether each target is met. --dat FILE writes the rows as chart rows
+# (the format above) to FILE as well.
 #
 # --kernel, for bench/page_pool_suite.sh: bench_page_pool_simple's rows,
 # the --outline ones (typed "outline:<row>" by the suite) beside the
@@ -22,11 +67,16 @@
 #
 # --json prints either as one JSON document.
 #   bench/summary.py [--kernel] [--json] [--dat FILE] [--meta KEY=VALUE ...] RESULTS
+#   bench/summary.py --charts RESULTS_TSV --png PREFIX [--meta KEY=VALUE ...]
 import argparse
 import json
+import os
 import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 
 LINE = re.compile(r'Type:(\S+) Per elem: (\d+) (?:cycles\(tsc\)|ns\(monotonic\)) '
                   r'([0-9.]+) ns')
@@ -34,7 +84,17 @@ EXACT = re.compile(r'invoke count:(\d+) tsc_interval:(\d+)')
 
 # Groups: the pagepool row first, then the peers compared with it. A peer
 # may appear in more than one group (the aligned mallocs are compared with
-# the fast path and with our page allocator).
+# the fast path and with our page allocator). CHART_OF says which chart a
+# group's rows are drawn in (None: the text table only).
+CHART_OF = {'fast': 'owner', 'cross': 'cross', 'spsc': 'ring'}
+REF_LABEL = {
+    'pagepool_pp_fast_same': 'pagepool page_pool fast path, inline',
+    'pagepool_pp_ring_same': 'pagepool page_pool ring path',
+    'pagepool_pp_ring_cross': 'pagepool page_pool, B put_page',
+    'pagepool_pp_slow_same': 'pagepool page_pool slow path',
+    'pagepool_alloc_pages_same': 'pagepool alloc_pages/__free_pages',
+    'pagepool_ptr_ring_spsc': 'pagepool ptr_ring produce/consume',
+}
 GROUPS = [
     ('fast', 'page_pool fast path, inline (owner: alloc + recycle_direct)',
      'pagepool_pp_fast_same', [
@@ -53,7 +113,7 @@ GROUPS = [
      ]),
     ('cross', 'page_pool ring path, cross-thread (A allocs, B returns)',
      'pagepool_pp_ring_cross', [
-         ('pagepool_pp_ring_bulk32_cross', 'page_pool, B put_page_bulk of 32'),
+         ('pagepool_pp_ring_bulk32_cross', 'pagepool page_pool, B put_page_bulk of 32'),
          ('pagepool_alloc_pages_cross', 'pagepool alloc_pages/__free_pages'),
          ('dpdk_mempool_c256_cross', 'DPDK cached, B on lcore 1'),
          ('dpdk_mempool_c256_usercache_cross', 'DPDK, B non-EAL with a user cache'),
@@ -76,12 +136,26 @@ GROUPS = [
      ]),
     ('spsc', 'ptr_ring SPSC (__ptr_ring_produce/__ptr_ring_consume, 1024)',
      'pagepool_ptr_ring_spsc', [
-         ('pagepool_ptr_ring_batch32_spsc', 'ptr_ring, consumer batch 32'),
+         ('pagepool_ptr_ring_batch32_spsc', 'pagepool ptr_ring, consumer batch 32'),
          ('ck_ring_spsc', 'ck_ring enqueue/dequeue_spsc'),
          ('dpdk_rte_ring_spsc', 'rte_ring sp_enqueue/sc_dequeue'),
          ('dpdk_rte_ring_burst32_spsc', 'rte_ring sp/sc burst 32'),
      ]),
 ]
+
+def label_of(t):
+    """A row's label in words (the peer's in GROUPS), with the thread
+    shape for the malloc rows that appear in both."""
+    for _, _, ref, peers in GROUPS:
+        if t == ref:
+            return REF_LABEL.get(t, t)
+        for pt, label in peers:
+            if pt == t:
+                if t.endswith('_cross') and not label.startswith('DPDK'):
+                    return label + ', cross-thread'
+                return label
+    return t
+
 
 MALLOC_SAME = ['glibc_malloc_same', 'glibc_aligned_same',
                'mimalloc_malloc_same', 'mimalloc_aligned_same',
@@ -126,7 +200,7 @@ def build_rows(stats, order):
     for key, title, ref, peers in GROUPS:
         r = stats.get(ref)
         rows.append({'group': key, 'title': title, 'type': ref,
-                     'label': 'pagepool (reference)', 'ref': None,
+                     'label': REF_LABEL.get(ref, ref), 'ref': None,
                      'ratio': None, **(r or {}), 'missing': r is None})
         seen.add(ref)
         for t, label in peers:
@@ -161,7 +235,8 @@ def verdicts(stats):
 
     r = ratio_of(stats, 'pagepool_pp_fast_same', 'dpdk_mempool_c256_same')
     out.append({
-        'target': 'page_pool fast path >= 1.5x faster than DPDK cached get/put',
+        'target': 'target: page_pool\'s inline fast path at least 1.5 times '
+                  'as fast as DPDK\'s rte_mempool cached get/put',
         'status': 'n/a' if r is None else ('MET' if r >= 1.5 else 'MISSED'),
         'detail': 'no DPDK rows' if r is None else
                   'DPDK cached get/put = %s page_pool fast path' % fmt_ratio(r),
@@ -174,18 +249,20 @@ def verdicts(stats):
     got = [(ratio_of(stats, a, b), b) for a, b in pairs]
     got = [(x, b) for x, b in got if x is not None]
     if not got:
-        out.append({'target': 'page_pool faster than every malloc',
+        out.append({'target': 'target: page_pool faster than every malloc',
                     'status': 'n/a', 'detail': 'no malloc rows',
                     'ratio': None})
     else:
         worst, who = min(got)
         failed = [b for x, b in got if x <= 1.0]
         out.append({
-            'target': 'page_pool faster than every malloc (fast path vs '
-                      'same-thread rows, ring path vs cross-thread rows)',
+            'target': 'target: page_pool faster than every malloc (fast '
+                      'path vs same-thread rows, ring path vs cross-thread '
+                      'rows)',
             'status': 'MET' if not failed else 'MISSED',
-            'detail': 'closest %s %s' % (who, fmt_ratio(worst)) +
-                      ('; slower than %s' % ', '.join(failed)
+            'detail': 'closest %s %s' % (label_of(who), fmt_ratio(worst)) +
+                      ('; slower than %s' % ', '.join(label_of(b)
+                                                      for b in failed)
                        if failed else ''),
             'ratio': worst})
 
@@ -200,7 +277,8 @@ def verdicts(stats):
     rb = ratio_of(stats, 'pagepool_ptr_ring_spsc',
                   'dpdk_rte_ring_burst32_spsc')
     out.append({
-        'target': 'ptr_ring SPSC faster than rte_ring and ck_ring',
+        'target': 'target: ptr_ring, one producer and one consumer, faster '
+                  'than DPDK\'s rte_ring and ck_ring',
         'status': status,
         'detail': 'no rte_ring or ck_ring rows' if not known else
                   'rte_ring %s, ck_ring %s; rte_ring burst 32 %s, not '
@@ -222,21 +300,23 @@ def print_text(rows, verd, meta):
             group = r['group']
             print('== %s' % r['title'])
         if r['missing']:
-            print('  %-44s %8s' % (r['type'], 'missing'))
+            print('  %-44s %8s' % (r['label'], 'missing'))
             continue
-        name = r['type'] if r['ref'] is None else r['label']
+        name = r['label']
         print('  %-44s %8.2f %10.3f %10.3f %10.3f %8s' %
               (name[:44], r['cycles_exact'], r['ns'], r['ns_min'],
                r['ns_max'],
                '-' if r['ref'] is None else fmt_ratio(r['ratio'])))
-    print('# verdicts (PRODUCT.md targets):')
+    print('# targets, met or missed in this run:')
     for v in verd:
         print('%s: %s (%s)' % (v['target'], v['status'], v['detail']))
 
 
 # The kernel module's published figures (bench_page_pool_simple, alloc +
 # return round trip; PRODUCT.md and the reference's section 7.1): machine,
-# then (cycles, ns) for 01 / 02 / 03 and for the lock baseline.
+# then (cycles, ns) for 01 / 02 / 03 and for the lock baseline. The Xeon
+# figures are Jesper Dangaard Brouer's in "Re: [PATCH net-next v7 0/8] fix
+# two bugs related to page_pool" (seed 000), the EPYC ones his AMD notes.
 KERNEL = {
     'no-softirq': [
         ('Xeon E5-1650 v4 3.6 GHz, 6.13-rc6, loops 1e8',
@@ -258,16 +338,17 @@ ROWS = {
     'owner': ['owner_page_pool01_fast_path', 'owner_page_pool02_napi_local',
               'owner_page_pool03_slow'],
 }
-# Ticks, from PRODUCT.md and issue 8: the kernel's shape (--outline).
+# Ticks, from PRODUCT.md and issue 8: the kernel's shape (--outline),
+# a quarter of the kernel's 20 / 56 / 225 cycles on the Xeon E5-1650 v4.
 KERNEL_TARGETS = [
-    ('no-softirq-page_pool01', 8, 'issue 8: --outline fast path under 8 '
-     'TSC ticks'),
-    ('no-softirq-page_pool01', 5.0001, 'PRODUCT.md: --outline fast path '
-     'at most 5 TSC ticks'),
-    ('no-softirq-page_pool02', 15, 'PRODUCT.md: --outline ring path under '
-     '15 TSC ticks'),
-    ('no-softirq-page_pool03', 50, 'PRODUCT.md: --outline slow path under '
-     '50 TSC ticks'),
+    ('no-softirq-page_pool01', 8, 'target: fast path called the kernel\'s '
+     'way (--outline) under 8 TSC ticks (first step)'),
+    ('no-softirq-page_pool01', 5.0001, 'target: fast path called the '
+     'kernel\'s way (--outline) at most 5 TSC ticks (the kernel: 20)'),
+    ('no-softirq-page_pool02', 15, 'target: ring path called the kernel\'s '
+     'way (--outline) under 15 TSC ticks (the kernel: 56)'),
+    ('no-softirq-page_pool03', 50, 'target: slow path called the kernel\'s '
+     'way (--outline) under 50 TSC ticks (the kernel: 225)'),
 ]
 
 
@@ -329,7 +410,9 @@ def print_kernel(rows, verd, lock, meta):
              '%.2f' % lock['outline'] if lock['outline'] else 'n/a',
              '%.2f' % lock['inline'] if lock['inline'] else 'n/a'))
     print('== --outline (the kernel module\'s shape) beside the kernel\'s '
-          'published figures for the same test and context')
+          'published figures for the same test and context (Xeon: Jesper '
+          'Dangaard Brouer in "Re: [PATCH net-next v7 0/8] fix two bugs '
+          'related to page_pool"; EPYC: his AMD EPYC 9684X notes)')
     print('  %-32s %16s %9s %6s   %s' %
           ('row', 'ticks (min)', 'ns', '/lock', 'kernel: cycles ns /lock '
            '(kernel ns / ours) machine'))
@@ -362,47 +445,271 @@ def print_kernel(rows, verd, lock, meta):
             '%.2f (%.2f)' % (o['cycles_exact'], o['cycles_exact_min']),
             o['ns'],
             '%.2f' % r['per_lock'] if r['per_lock'] else '', r['mode']))
-    print('# verdicts (ticks of --outline no-softirq rows):')
+    print('# targets, met or missed in this run (ticks of the --outline '
+          'no-softirq rows):')
     for v in verd:
         print('%s: %s (%s)' % (v['target'], v['status'], v['detail']))
 
 
-def write_dat(path, rows):
-    # One bar per row, each row once: index, label, ns, colour (1 pagepool,
-    # 2 DPDK, 3 mallocs, 4 rings), in table order.
-    seen = set()
-    with open(path, 'w') as f:
-        i = 0
-        for r in rows:
-            if r['missing'] or r['type'] in seen:
+# ---- Chart rows (the interface at the top of this file) ----
+
+FIELDS = ('chart', 'kind', 'label', 'value', 'unit', 'min', 'max', 'note')
+
+
+def emit(path, chart, kind, label, value, unit, lo=None, hi=None, note=''):
+    """Append one chart row to @path (nothing if @path is empty)."""
+    if not path or value is None:
+        return
+    for x in (chart, kind, label, unit, note):
+        if '\t' in x or '\n' in x:
+            raise ValueError('tab or newline in a chart field: %r' % x)
+    num = (lambda v: '' if v is None else '%.6g' % v)
+    with open(path, 'a') as f:
+        f.write('\t'.join([chart, kind, label, num(value), unit, num(lo),
+                           num(hi), note]) + '\n')
+
+
+def emit_peers(path, rows):
+    """The peers table's rows, each in its group's chart."""
+    for r in rows:
+        chart = CHART_OF.get(r['group'])
+        if chart is None or r['missing']:
+            continue
+        kind = 'ours' if r['type'].startswith('pagepool') else 'peer'
+        label = r['label']
+        if chart == 'ring':
+            label += ', per item'
+        emit(path, chart, kind, label, r['ns'], 'ns', r['ns_min'],
+             r['ns_max'], 'peers_suite %s' % r['type'])
+
+
+def emit_kernel(path, stats):
+    """bench_page_pool_simple's fast path and ring path, ours beside the
+    kernel's published figures: fast path in the owner chart, ring path
+    (how pages freed elsewhere come back) in the cross chart."""
+    for i, chart in ((0, 'owner'), (1, 'cross')):
+        what = ('fast path', 'ring path, same thread')[i]
+        inl = stats.get(ROWS['no-softirq'][i])
+        out = stats.get('outline:' + ROWS['no-softirq'][i])
+        if inl:
+            emit(path, chart, 'ours', 'pagepool %s, inline '
+                 '(bench_page_pool_simple)' % what, inl['ns'], 'ns',
+                 inl['ns_min'], inl['ns_max'],
+                 ROWS['no-softirq'][i] + ' inline')
+        if out:
+            emit(path, chart, 'ours', 'pagepool %s, out of line as the '
+                 'kernel calls it' % what, out['ns'], 'ns',
+                 out['ns_min'], out['ns_max'],
+                 ROWS['no-softirq'][i] + ' --outline')
+        for ctx in ('no-softirq', 'tasklet'):
+            for machine, figs, _ in KERNEL[ctx]:
+                emit(path, chart, 'kernel', 'kernel %s, %s, %s' % (
+                     what, ctx, machine.split(',')[0].replace(' 3.6 GHz', '')),
+                     figs[i][1], 'ns',
+                     note='%s %s, %s' % (ctx, TESTS[i], machine))
+
+
+# ---- Charts ----
+
+# Chart id: (title, what one bar is). Drawn in this order; other ids after.
+# Bars: ours first, then the kernel's, then the peers, each in the order
+# written, except in the charts of PAIRED, drawn as written (each of ours
+# beside the published figure it answers).
+PAIRED = {'packet', 'frag'}
+CHARTS = [
+    ('owner', 'One thread allocates and frees: page_pool fast path vs peers',
+     'ns per alloc + free round trip'),
+    ('cross', 'Pages freed by another thread (A allocates, B frees): '
+     'page_pool ring path vs peers',
+     'ns per page (round trip or return)'),
+    ('ring', 'ptr_ring, one producer and one consumer, beside the kernel\'s '
+     'ptr_ring_test', 'ns per item'),
+    ('frag', 'Fragments: page_frag_test push/pop, page_frag_cache vs malloc',
+     'ns per fragment (allocated, passed through a ring, freed)'),
+    ('packet', 'Packet path: xdp_rxq_info on the software NIC vs the fec '
+     'driver\'s i.MX8 table', 'million packets per second'),
+    ('afxdp', 'AF_XDP receive on a veth pair, as fast as the sender goes: '
+     'pagepool vs DPDK\'s af_xdp PMD', 'million packets per second received'),
+    ('afxdp_cpu', 'AF_XDP receive at a fixed offered rate: the receiver\'s '
+     'CPU time', 'CPU ns per packet received'),
+]
+KIND_NAME = {'ours': 'pagepool, this machine',
+             'peer': 'other libraries, this machine',
+             'kernel': 'Linux kernel, published (another machine)'}
+KIND_COLOUR = {'ours': 0x1f77b4, 'peer': 0x8c8c8c, 'kernel': 0xff7f0e}
+
+
+def read_chart_rows(path):
+    rows = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if not line or line.startswith('#'):
                 continue
-            seen.add(r['type'])
-            t = r['type']
-            colour = 1 if t.startswith('pagepool') else \
-                2 if t.startswith('dpdk') else \
-                4 if t.startswith('ck') else 3
-            f.write('%d "%s" %.3f %d\n' % (i, t, r['ns'], colour))
-            i += 1
+            v = line.split('\t')
+            v += [''] * (len(FIELDS) - len(v))
+            if len(v) > len(FIELDS):
+                raise ValueError('%s:%d: %d fields, want %d' %
+                                 (path, n, len(v), len(FIELDS)))
+            r = dict(zip(FIELDS, v))
+            try:
+                r['value'] = float(r['value'])
+                r['min'] = float(r['min']) if r['min'] else None
+                r['max'] = float(r['max']) if r['max'] else None
+            except ValueError:
+                raise ValueError('%s:%d: value, min or max not a number' %
+                                 (path, n))
+            if r['kind'] not in KIND_NAME:
+                raise ValueError('%s:%d: kind %r is not ours, peer or kernel'
+                                 % (path, n, r['kind']))
+            rows.append(r)
+    return rows
+
+
+def fmt_value(v, unit):
+    if unit == 'Mpps':
+        return '%.3g Mpps' % v if v < 100 else '%.0f Mpps' % v
+    return ('%.2f' if v < 10 else '%.1f' if v < 100 else '%.0f') % v + \
+        ' ' + unit
+
+
+def chart_groups(rows):
+    """[(id, title, what, rows)] in CHARTS order, bars ordered as PAIRED
+    says."""
+    known = [c[0] for c in CHARTS]
+    ids = known + [r['chart'] for r in rows if r['chart'] not in known]
+    out = []
+    for cid in dict.fromkeys(ids):
+        rs = [r for r in rows if r['chart'] == cid]
+        if not rs:
+            continue
+        # The last row of a label wins (a suite run twice).
+        last = {}
+        for r in rs:
+            last[r['label']] = r
+        rs = list(last.values())
+        if cid not in PAIRED:
+            rs.sort(key=lambda r: ('ours', 'kernel', 'peer').index(r['kind']))
+        units = {r['unit'] for r in rs}
+        if len(units) != 1:
+            raise ValueError('chart %s mixes units %s' % (cid, sorted(units)))
+        title, what = next(((t, w) for c, t, w in CHARTS if c == cid),
+                           (cid, rs[0]['unit']))
+        out.append((cid, title, what, rs))
+    return out
+
+
+def draw_chart(cid, title, what, rs, png, subtitle, gp, term):
+    unit = rs[0]['unit']
+    higher = unit == 'Mpps'
+    vals = [r['value'] for r in rs if r['value'] > 0]
+    logscale = bool(vals) and max(vals) / min(vals) > 30
+    with tempfile.TemporaryDirectory() as tmp:
+        dat = os.path.join(tmp, 'chart.dat')
+        with open(dat, 'w') as f:
+            n = len(rs)
+            for i, r in enumerate(rs):
+                lo = r['min'] if r['min'] is not None else r['value']
+                hi = r['max'] if r['max'] is not None else r['value']
+                f.write('%d\t%.6g\t%.6g\t%.6g\t%d\t%s\t%s\n' % (
+                    n - 1 - i, r['value'], lo, hi, KIND_COLOUR[r['kind']],
+                    r['label'].replace('"', "'"),
+                    fmt_value(r['value'], unit)))
+        kinds = [k for k in ('ours', 'kernel', 'peer')
+                 if any(r['kind'] == k for r in rs)]
+        keys = ';'.join('%s|%d' % (KIND_NAME[k], KIND_COLOUR[k])
+                        for k in kinds)
+        xlabel = '%s (%s is better%s)' % (
+            what, 'higher' if higher else 'lower',
+            ', log scale' if logscale else '')
+        width = max(len(r['label']) for r in rs)
+        esc = (lambda x: x.replace('\\', '\\\\').replace("'", "''"))
+        cmd = ("datafile='%s'; outfile='%s'; term='%s'; title='%s'; "
+               "subtitle='%s'; xlabel='%s'; nrows=%d; logscale=%d; xfloor=%g; "
+               "xceil=%g; keys='%s'; labelwidth=%d"
+               % (esc(dat), esc(png), term, esc(title), esc(subtitle),
+                  esc(xlabel), len(rs), int(logscale),
+                  min(vals) / 3 if logscale else 0,
+                  max(vals) * 6 if logscale else 0, esc(keys), width))
+        subprocess.run(['gnuplot', '-e', cmd, gp], check=True)
+    return unit, higher
+
+
+def charts(path, prefix, meta):
+    rows = read_chart_rows(path)
+    groups = chart_groups(rows)
+    if not groups:
+        print('charts: no chart rows in %s' % path, file=sys.stderr)
+        return 1
+    gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'chart.gp')
+    have = shutil.which('gnuplot') is not None
+    term = 'png'
+    if have and subprocess.run(['gnuplot', '-e', 'set terminal pngcairo'],
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL).returncode == 0:
+        term = 'pngcairo'
+    subtitle = ', '.join(meta[k] for k in ('cpu', 'started') if k in meta)
+    if not have:
+        print('# gnuplot not installed: no charts drawn (the figures are '
+              'in %s)' % path)
+    for cid, title, what, rs in groups:
+        png = '%s-%s.png' % (prefix, cid)
+        unit = rs[0]['unit']
+        if have:
+            draw_chart(cid, title, what, rs, png, subtitle, gp, term)
+        print('== %s%s' % (title, ': ' + png if have else ''))
+        for r in rs:
+            rng = ''
+            if r['min'] is not None and r['max'] is not None and \
+                    r['min'] != r['max']:
+                rng = ' (%s-%s)' % (fmt_value(r['min'], unit).split()[0],
+                                    fmt_value(r['max'], unit))
+            print('  %-7s %-66s %s%s' % (r['kind'], r['label'],
+                                         fmt_value(r['value'], unit), rng))
+    return 0
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument('results')
+    ap = argparse.ArgumentParser(
+        description='Summaries and charts of the benchmark suite (the '
+        'header of this file documents the chart rows).')
+    ap.add_argument('results', nargs='?',
+                    help='time_bench lines (summaries) or chart rows '
+                    '(--charts)')
     ap.add_argument('--json', action='store_true')
     ap.add_argument('--kernel', action='store_true',
                     help='bench_page_pool_simple rows beside the kernel\'s')
-    ap.add_argument('--dat')
+    ap.add_argument('--dat', metavar='FILE',
+                    help='also append the chart rows to FILE')
+    ap.add_argument('--charts', metavar='ROWS',
+                    help='draw the charts of a chart-rows file')
+    ap.add_argument('--png', metavar='PREFIX',
+                    help='with --charts: write PREFIX-<chart>.png')
     ap.add_argument('--meta', action='append', default=[],
                     help='KEY=VALUE recorded in the output')
     a = ap.parse_args()
     meta = dict(m.split('=', 1) for m in a.meta)
+    if a.charts:
+        if not a.png:
+            ap.error('--charts needs --png PREFIX')
+        try:
+            return charts(a.charts, a.png, meta)
+        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+            print('summary: %s' % e, file=sys.stderr)
+            return 1
+    if a.results is None:
+        ap.error('no results file')
     stats, order = load(a.results)
     if not stats:
         print('summary: no time_bench lines in %s' % a.results,
               file=sys.stderr)
         return 1
+    # Chart rows go to --dat and to the main job's results file.
+    sinks = [x for x in (a.dat, os.environ.get('PP_BENCH_RESULTS')) if x]
     if a.kernel:
         krows, kverd, lock = kernel_summary(stats)
+        for sink in sinks:
+            emit_kernel(sink, stats)
         if a.json:
             json.dump({'meta': meta, 'rows': krows, 'verdicts': kverd,
                        'lock': lock}, sys.stdout, indent=1)
@@ -412,8 +719,8 @@ def main():
         return 0
     rows = build_rows(stats, order)
     verd = verdicts(stats)
-    if a.dat:
-        write_dat(a.dat, rows)
+    for sink in sinks:
+        emit_peers(sink, rows)
     if a.json:
         json.dump({'meta': meta, 'rows': rows, 'verdicts': verd},
                   sys.stdout, indent=1)

@@ -14,6 +14,7 @@ pkgs=(
 	spin groff-base valgrind clang-tidy
 	systemtap-sdt-dev
 	iproute2 iputils-ping liburing-dev
+	libxdp-dev libbpf-dev
 )
 if [ "${1:-}" = bench ]; then
 	# dpdk-dev carries dpdk-testpmd (bench/packet_path_suite.sh), dpdk

@@ -7,9 +7,12 @@
  * argument checking with no state change, counting of maps, syncs and
  * accesses (implicit syncs included), unbind, fault recording and the
  * once-per-device report, options validation, the stats snapshot and dump,
- * the kernel-named wrappers, and allocation failure at create; and exact
- * counts from more threads at once than there are per-thread counter
- * shards (the later ones count in the shared atomics).
+ * the kernel-named wrappers, and allocation failure at create. Devices
+ * embedded in the caller's struct: set up in place by the three init
+ * calls, refused while set up or not yet set up, left to their owner by
+ * destroy and set up again, untouched by a failed init. And exact counts
+ * from more threads at once than there are per-thread counter shards (the
+ * later ones count in the shared atomics).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -754,10 +757,176 @@ test_counter_shards(void)
 	}
 }
 
+static dma_addr_t
+embed_map(struct device *dev, void *vaddr, size_t size,
+	  enum dma_data_direction dir, unsigned long attrs)
+{
+	(void)dev;
+	(void)size;
+	(void)dir;
+	(void)attrs;
+	return (dma_addr_t)(uintptr_t)vaddr + 1;
+}
+
+static int
+embed_unmap(struct device *dev, dma_addr_t addr, size_t size,
+	    enum dma_data_direction dir, unsigned long attrs)
+{
+	(void)dev;
+	(void)addr;
+	(void)size;
+	(void)dir;
+	(void)attrs;
+	return 0;
+}
+
+static int embed_released;
+
+static void
+embed_release(struct device *dev)
+{
+	CHECK(pp_dma_dev_priv(dev) == &embed_released);
+	embed_released++;
+}
+
+/* The caller's struct with a device inside, as a driver's adapter. */
+struct adapter {
+	long before;
+	struct device dev;
+	long after;
+};
+
+static void
+test_embedded(void)
+{
+	PP_OPTS(pp_dma_dev_opts, named, .name = "given");
+	PP_OPTS(pp_dma_dev_opts, badf, .flags = ~0u);
+	PP_OPTS(pp_iommu_opts, io, .flags = PP_DMA_F_QUIET);
+	PP_OPTS(pp_iommu_opts, badio, .iova_base = 123);
+	PP_OPTS(pp_dma_dev_opts, dbg, .flags = PP_DMA_F_DEBUG | PP_DMA_F_QUIET);
+	struct pp_dma_ops ops = {
+		.sz = sizeof(ops),
+		.map_page = embed_map,
+		.unmap_page = embed_unmap,
+		.release = embed_release,
+	};
+	static char buf[256];
+	struct adapter a;
+	struct pp_dma_stats s;
+	dma_addr_t addr;
+	long n;
+
+	memset(&a, 0, sizeof(a));
+	a.before = a.after = 0x5a5a;
+	a.dev.init_name = "eth0";
+	a.dev.driver_data = &a;
+
+	/* Not set up: refused, and destroy does nothing. */
+	errno = 0;
+	CHECK(pp_dma_map(&a.dev, buf, 64, DMA_TO_DEVICE, 0) ==
+	      DMA_MAPPING_ERROR);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(pp_dma_dev_unbind(&a.dev), -EINVAL);
+	CHECK_EQ(pp_dma_dev_get_stats(&a.dev, &(struct pp_dma_stats){
+		.sz = sizeof(struct pp_dma_stats) }), -EINVAL);
+	CHECK(strcmp(pp_dma_dev_name(&a.dev), "") == 0);
+	CHECK(!pp_dma_dev_need_sync(&a.dev));
+	pp_dma_dev_destroy(&a.dev);
+
+	/* Bad arguments change nothing. */
+	CHECK_EQ(pp_dma_identity_init(NULL, NULL), -EINVAL);
+	CHECK_EQ(pp_iommu_init(NULL, NULL), -EINVAL);
+	CHECK_EQ(pp_dma_dev_init_ops(NULL, &ops, NULL, NULL), -EINVAL);
+	errno = 0;
+	CHECK_EQ(pp_dma_identity_init(&a.dev, &badf), -EINVAL);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(pp_iommu_init(&a.dev, &badio), -EINVAL);
+	CHECK_EQ(pp_dma_dev_init_ops(&a.dev, NULL, NULL, NULL), -EINVAL);
+	CHECK(a.dev.p == NULL);
+
+	/* Identity, named by init_name, twice over the same struct. */
+	for (n = 0; n < 2; n++) {
+		CHECK_EQ(pp_dma_identity_init(&a.dev, NULL), 0);
+		CHECK(a.dev.p != NULL);
+		CHECK(strcmp(pp_dma_dev_name(&a.dev), "eth0") == 0);
+		CHECK_EQ(pp_dma_identity_init(&a.dev, NULL), -EINVAL);
+		CHECK_EQ(pp_iommu_init(&a.dev, &io), -EINVAL);
+		CHECK_EQ(pp_dma_dev_init_ops(&a.dev, &ops, NULL, NULL),
+			 -EINVAL);
+		addr = pp_dma_map(&a.dev, buf, 64, DMA_TO_DEVICE, 0);
+		CHECK_EQ(addr, (dma_addr_t)(uintptr_t)buf);
+		CHECK_EQ(pp_dma_unmap(&a.dev, addr, 64, DMA_TO_DEVICE, 0), 0);
+		s = stats_of(&a.dev);
+		CHECK_EQ(s.maps, 1);
+		pp_dma_dev_destroy(&a.dev);
+		CHECK(a.dev.p == NULL);
+		CHECK(a.dev.driver_data == &a);
+		CHECK(strcmp(a.dev.init_name, "eth0") == 0);
+	}
+	/* The options' name wins over init_name. */
+	CHECK_EQ(pp_dma_identity_init(&a.dev, &named), 0);
+	CHECK(strcmp(pp_dma_dev_name(&a.dev), "given") == 0);
+	pp_dma_dev_destroy(&a.dev);
+
+	/* Behind the IOMMU model: checked addresses, unbind, destroy. */
+	CHECK_EQ(pp_iommu_init(&a.dev, &io), 0);
+	CHECK(strcmp(pp_dma_dev_name(&a.dev), "eth0") == 0);
+	addr = pp_dma_map(&a.dev, buf, 64, DMA_FROM_DEVICE, 0);
+	CHECK(addr != DMA_MAPPING_ERROR && addr != (dma_addr_t)(uintptr_t)buf);
+	CHECK_EQ(pp_dma_dev_write(&a.dev, addr, "abc", 3), 0);
+	CHECK_EQ(pp_dma_unmap(&a.dev, addr, 64, DMA_FROM_DEVICE, 0), 0);
+	CHECK(memcmp(buf, "abc", 3) == 0);
+	CHECK_EQ(pp_dma_dev_write(&a.dev, addr, "abc", 3), -EFAULT);
+	CHECK_EQ(pp_dma_dev_unbind(&a.dev), 0);
+	pp_dma_dev_destroy(&a.dev);
+	CHECK(a.dev.p == NULL);
+
+	/* The caller's ops: priv given, release called at destroy. */
+	embed_released = 0;
+	CHECK_EQ(pp_dma_dev_init_ops(&a.dev, &ops, &embed_released, NULL), 0);
+	CHECK(strcmp(pp_dma_dev_name(&a.dev), "eth0") == 0);
+	CHECK(pp_dma_dev_priv(&a.dev) == &embed_released);
+	CHECK_EQ(pp_dma_map(&a.dev, buf, 8, DMA_TO_DEVICE, 0),
+		 (dma_addr_t)(uintptr_t)buf + 1);
+	CHECK_EQ(pp_dma_unmap(&a.dev, (dma_addr_t)(uintptr_t)buf + 1, 8,
+			      DMA_TO_DEVICE, 0), 0);
+	pp_dma_dev_destroy(&a.dev);
+	CHECK_EQ(embed_released, 1);
+	CHECK(a.dev.p == NULL);
+
+	/* Debug mode: its table goes with the state (a live mapping, quiet). */
+	CHECK_EQ(pp_dma_identity_init(&a.dev, &dbg), 0);
+	CHECK(pp_dma_map(&a.dev, buf, 16, DMA_TO_DEVICE, 0) !=
+	      DMA_MAPPING_ERROR);
+	pp_dma_dev_destroy(&a.dev);
+	CHECK(a.dev.p == NULL);
+
+	/* An allocation failure leaves the struct as it was. */
+	for (n = 0; n < 10; n++) {
+		int ret;
+
+		pp_fault_inject_alloc(n, 1);
+		errno = 0;
+		ret = pp_iommu_init(&a.dev, &io);
+		pp_fault_inject_alloc(-1, 0);
+		if (ret == 0)
+			break;
+		CHECK_EQ(ret, -ENOMEM);
+		CHECK_EQ(errno, ENOMEM);
+		CHECK(a.dev.p == NULL);
+	}
+	CHECK(n > 1 && n < 10);
+	pp_dma_dev_destroy(&a.dev);
+
+	CHECK(a.before == 0x5a5a && a.after == 0x5a5a);
+	CHECK(a.dev.driver_data == &a && a.dev.parent == NULL);
+}
+
 int
 main(void)
 {
 	test_create_opts();
+	test_embedded();
 	test_bad_args();
 	test_map_sync_access();
 	test_faults();

@@ -117,6 +117,10 @@ test_tx_boundary(enum frag_sock_path path)
 	check_skb(skb, 600, 9);
 	kfree_skb(skb);
 	frag_sock_release(&sk);
+	/* The socket's own record agrees: no block still referenced. */
+	CHECK_EQ(frag_sock_blocks_held(&sk), 0);
+	CHECK(sk.nr_blocks >= 1);
+	frag_sock_destroy(&sk);
 }
 
 /* Frames read into the room left; the fourth 9000-byte one needs a block. */
@@ -143,9 +147,15 @@ test_rx_boundary(enum frag_sock_path path)
 			fresh = 1;
 	}
 	CHECK(fresh);	/* 8 x 9000 bytes cannot all be in one 32 KiB block */
+	/* Released with frames out: their blocks are still referenced. */
+	frag_sock_release(&sk);
+	CHECK(frag_sock_blocks_held(&sk) >= 2);
 	for (int i = 0; i < 8; i++)
 		frag_frame_free(&fr[i]);
-	frag_sock_release(&sk);
+	/* The socket's own record agrees: no block still referenced. */
+	CHECK_EQ(frag_sock_blocks_held(&sk), 0);
+	CHECK(sk.nr_blocks >= 1);
+	frag_sock_destroy(&sk);
 	close(sv[0]);
 	close(sv[1]);
 }
@@ -229,6 +239,10 @@ test_cross_thread(enum frag_sock_path path)
 	CHECK_EQ(pthread_join(t, NULL), 0);
 	CHECK_EQ(freed, n);
 	frag_sock_release(&sk);
+	/* The socket's own record agrees: no block still referenced. */
+	CHECK_EQ(frag_sock_blocks_held(&sk), 0);
+	CHECK(sk.nr_blocks >= 1);
+	frag_sock_destroy(&sk);
 	ptr_ring_cleanup(&ring, NULL);
 	close(sv[0]);
 	close(sv[1]);

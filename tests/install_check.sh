@@ -99,14 +99,21 @@ awk -v dir="$work" '/^```c$/{n++; f=1; next} /^```$/{f=0} f {print > (dir "/read
 ls "$work"/readme*.c >/dev/null 2>&1 || fail "README has no C example"
 for f in "$src"/examples/*.c "$work"/readme*.c; do
 	exe=$work/$(basename "$f" .c)
+	# An example of another library's API (liburing) takes its flags
+	# from that library's pkg-config file too, as its user would.
+	xflags='' xlibs=''
+	if grep -q '<liburing.h>' "$f"; then
+		pkg-config --exists liburing || { echo "install_check: $(basename "$f") skipped: no liburing"; continue; }
+		xflags=$(pkg-config --cflags liburing) xlibs=$(pkg-config --libs liburing)
+	fi
 	# shellcheck disable=SC2086
-	cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $cflags "$f" -o "$exe" $libs ||
+	cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $cflags $xflags "$f" -o "$exe" $libs $xlibs ||
 		fail "$(basename "$f") does not compile against the installed tree"
 	LD_LIBRARY_PATH=$libdir "$exe" >/dev/null || fail "$(basename "$f") failed"
 	# Static: the archive plus what pkg-config --static says it needs.
 	# shellcheck disable=SC2086
-	cc -std=c11 -D_GNU_SOURCE -pthread $cflags "$f" -o "$exe.static" "$libdir/libpagepool.a" \
-		$(pkg-config --static --libs pagepool | sed 's/-lpagepool//') ||
+	cc -std=c11 -D_GNU_SOURCE -pthread $cflags $xflags "$f" -o "$exe.static" "$libdir/libpagepool.a" \
+		$(pkg-config --static --libs pagepool | sed 's/-lpagepool//') $xlibs ||
 		fail "$(basename "$f") does not link statically"
 	"$exe.static" >/dev/null || fail "$(basename "$f") (static) failed"
 done

@@ -97,7 +97,7 @@ if command -v python3 >/dev/null 2>&1; then
 	! grep -q owner_ <<<"$kern" || { echo "FAIL: summary: an owner row beside a kernel figure"; fail=1; }
 	grep -Eq "^  owner_page_pool02_napi_local +[0-9.]+ \([0-9.]+\) +[0-9.]+ +[0-9.]* +inline\$" <<<"$sum" ||
 		{ echo "FAIL: summary: no inline owner row"; fail=1; }
-	grep -q '^issue 8: --outline fast path under 8 TSC ticks: \(MET\|MISSED\)' <<<"$sum" ||
+	grep -q "^target: fast path called the kernel's way (--outline) under 8 TSC ticks (first step): \(MET\|MISSED\)" <<<"$sum" ||
 		{ echo "FAIL: summary: no verdict"; fail=1; }
 fi
 exit $fail

@@ -3,9 +3,13 @@
 #
 # Drives tap_net_test end to end through a real TAP device: every frame
 # size from 60 to 9000 bytes makes the round trip intact on the
-# page_frag_cache, page_frag and malloc paths, with the replies freed on
-# the receiving thread and on a second thread, and no buffer stays in use;
-# an unprivileged run fails with exit 3 and says why; SIGINT leaves no
+# page_frag_cache, page_frag and malloc paths, as ICMP echo and as ARP,
+# with the replies freed on the receiving thread and on a second thread;
+# payloads span block boundaries (the cache's prepare finds too little
+# room) and no buffer stays in use: every block the fragments came from
+# is back with the page allocator (its count at zero);
+# an unprivileged run and a run without /dev/net/tun fail with exit 3
+# and say why; SIGINT leaves no
 # device behind; bad usage exits 2. Skips (77) when not root or without
 # /dev/net/tun, naming the reason.
 set -u
@@ -44,13 +48,37 @@ run() {
 		echo "FAIL: tap_net_test $*: buffers left in use"; echo "$out"
 		fail=1
 	fi
+	if [ "$(grep -Ec '^ +0 +fragment blocks still referenced \(of [1-9][0-9]* used\)' <<<"$out")" -ne 2 ]; then
+		echo "FAIL: tap_net_test $*: fragment blocks not all back"
+		echo "$out"; fail=1
+	fi
+	last=$out
+}
+
+# The page_frag_cache path's payloads split across blocks in the last run.
+split_cache() {
+	awk '/stats for .page_frag_cache./ { c = 1 }
+	     c && /payloads split/ { print $(NF - 4); exit }' <<<"$last"
 }
 
 # 8941 frames cycle once through every size from 60 to 9000.
 run -r 1 -n 8941 -s 60:9000 -q 1
-run -r 1 -n 8941 -s 60:9000 -q 32 -F
-run -r 2 -n 2000 -s 9000 -q 16 -F
-run -r 1 -n 3000 -s 60:9000 -q 8 --nocache
+# Sizes to 9000 run through 32 KiB blocks: payloads must continue in a
+# fresh block (prepare finds less than the minimum room left).
+if [ "$(split_cache)" -lt 1 ] 2>/dev/null || [ -z "$(split_cache)" ]; then
+	echo "FAIL: no page_frag_cache payload spanned a block boundary"
+	echo "$last"; fail=1
+fi
+# Under sanitizers (PP_SANITIZE from meson) the other runs are shorter;
+# the two that visit every size stay whole.
+small=3000 some=8941
+case ${PP_SANITIZE:-none} in none | '') ;; *) small=600 some=1500 ;; esac
+run -r 1 -n "$some" -s 60:9000 -q 32 -F
+run -r 2 -n $((small * 2 / 3)) -s 9000 -q 16 -F
+run -r 1 -n "$small" -s 60:9000 -q 8 --nocache
+# ARP: requests padded to every size, the kernel's replies checked.
+run -r 1 -n 8941 -s 60:9000 -q 4 --proto arp
+run -r 1 -n "$small" -s 60:9000 -q 16 -F --proto arp
 
 # Without privileges: a clear message and exit 3. Only where the
 # unprivileged user can start the tool at all: a checkout in a private
@@ -71,6 +99,19 @@ elif command -v setpriv >/dev/null; then
 	fi
 fi
 
+# Without /dev/net/tun (hidden by a tmpfs in a private mount namespace,
+# gone with it): exit 3, and the message says so.
+if command -v unshare >/dev/null &&
+   unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016
+	out=$(unshare -m bash -c 'mount -t tmpfs none /dev/net && exec "$0" -r 1 -n 1' "$tool" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 3 ] || ! grep -q '/dev/net/tun: .*no TUN/TAP support' <<<"$out"; then
+		echo "FAIL: run without /dev/net/tun exited $rc, want 3 with a reason:"
+		echo "$out"; fail=1
+	fi
+fi
+
 # SIGINT mid-run: the namespace and device go with the process. (A job
 # put in the background by a script ignores SIGINT; timeout runs it in
 # the foreground and sends the signal.)
@@ -84,7 +125,8 @@ if [ -e /sys/class/net/pagepool0 ]; then
 	echo "FAIL: pagepool0 left behind after SIGINT"; fail=1
 fi
 
-for args in "-s 59" "-s 9001" "-q 0" "-q 257" "-r 0" "-p nosuch" "extra"; do
+for args in "-s 59" "-s 9001" "-q 0" "-q 257" "-r 0" "-p nosuch" "extra" \
+	"--proto nosuch" "--proto"; do
 	# shellcheck disable=SC2086
 	out=$("$tool" $args 2>&1); rc=$?
 	if [ "$rc" -ne 2 ] || [ -z "$out" ]; then

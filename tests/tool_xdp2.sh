@@ -45,7 +45,7 @@ expect_ok --bounce
 expect_ok -S --bounce --iommu
 expect_ok --bounce --iommu --no-recycle --wire thread --size 1500
 
-expect_usage_error eth0
+expect_usage_error ppnosuchif0
 expect_usage_error
 expect_usage_error -S -N sim0
 expect_usage_error --size 9000 sim0

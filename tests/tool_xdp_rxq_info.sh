@@ -141,7 +141,7 @@ if grep -q ',' <<<"$out"; then
 	echo "FAIL: --no-separators printed separators"; echo "$out"; fail=1
 fi
 
-expect_usage_error "ERR: --dev name unknown" --dev eth0 --act XDP_DROP
+expect_usage_error "ERR: --dev name unknown" --dev ppnosuchif0 --act XDP_DROP
 expect_usage_error "ERR: --dev name unknown" --dev sim99
 expect_usage_error "ERR: Invalid XDP --action: XDP_FOO" --dev sim0 --act XDP_FOO
 expect_usage_error "ERR: required option --dev missing" --act XDP_DROP

@@ -273,7 +273,8 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: ptr_ring_test [options]\n"
-		"Benchmark and check pagepool's ptr_ring (kernel selftest of seed 002).\n"
+		"Benchmark and check pagepool's ptr_ring: the kernel selftest of\n"
+		"\"ptr_ring: move r->queue[] clearing after r->consumer_head updating\".\n"
 		"\n"
 		"  -s SIZE         ring size, 2..10000000 (default 1000)\n"
 		"  -m MODE         0: simple, one thread produces then consumes;\n"

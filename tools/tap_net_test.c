@@ -3,16 +3,18 @@
  * Copyright (c) 2026 The pagepool authors
  *
  * tap_net_test: seed 004's vhost_net_test measurement for machines without
- * vhost-net. A guest loop sends ICMP echo requests through a TAP device the
- * tool creates in a network namespace of its own, and the kernel answers
- * them: a real round trip through the kernel's stack. The requests are
+ * vhost-net. A guest loop sends ICMP echo requests (or ARP requests,
+ * --proto arp) through a TAP device the tool creates in a network
+ * namespace of its own, and the kernel answers them: a real round trip
+ * through the kernel's stack. The requests are
  * built the way a socket's sendmsg builds them after the seed (headers in
  * the skb head, payload copied into page_frag_cache fragments with
  * prepare/probe/commit, written out with one writev over head and frags);
  * the replies are read straight into the room left in a fragment, as tun
  * builds its skbs, checked byte for byte and freed, on this thread or on a
  * freer thread (-F). The same loop runs with the pre-seed struct page_frag
- * refill and with malloc'd buffers, side by side in each run.
+ * refill and with malloc'd buffers, side by side in each run, building and
+ * copying every frame alike: only where payload and reply land differs.
  *
  * The namespace is anonymous (unshare(CLONE_NEWNET)) and the TAP device is
  * not persistent, so both vanish with the process however it ends: normal
@@ -41,11 +43,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <linux/futex.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <pagepool/atomic_pvt.h>
 #include <pagepool/page.h>
 #include <pagepool/ptr_ring.h>
 
@@ -54,7 +59,8 @@
 
 #define PROG		"tap_net_test"
 #define TAP_NAME	"pagepool0"
-#define HDR_LEN		42	/* Ethernet 14 + IPv4 20 + ICMP 8 */
+#define HDR_LEN		42	/* Ethernet 14 + IPv4 20 + ICMP 8, or + ARP 28 */
+#define ARP_LEN		42	/* an ARP reply: Ethernet 14 + ARP 28, unpadded */
 #define MIN_FRAME	60	/* ETH_ZLEN */
 #define MAX_FRAME	9000
 #define MAX_INFLIGHT	256
@@ -72,9 +78,12 @@ static uint32_t guest_ip, host_ip;	/* network order */
 
 static unsigned char pat[MAX_FRAME + 256];
 
+enum proto { PROTO_ICMP, PROTO_ARP };
+
 struct opts {
 	unsigned int runs, inflight, min_size, max_size;
 	unsigned long frames;
+	enum proto proto;
 	bool freer, nocache, paths[NR_PATHS];
 };
 
@@ -93,8 +102,10 @@ struct loop {
 	struct frag_sock sk;
 	struct ptr_ring ring;
 	pthread_t freer;
-	volatile int freer_stop;
+	int freer_stop;
+	int freer_sleeping;	/* futex word: the freer waits on 1 */
 	uint64_t out, received, freed_here, freed_there, other;
+	uint64_t split;		/* payloads in more than one fragment */
 };
 
 static uint16_t
@@ -160,6 +171,50 @@ build_hdr(unsigned char *h, unsigned int size, uint64_t seq)
 	h[3] = (unsigned char)c;
 }
 
+/*
+ * Ethernet + ARP request headers for a @size-byte frame: who has the TAP's
+ * address, tell the guest. The bytes past the 42 of the request are
+ * padding, the payload copied like an echo request's; the kernel ignores
+ * them and answers with a bare 42-byte reply.
+ */
+static void
+build_arp(unsigned char *h)
+{
+	static const unsigned char arp_hdr[8] = {
+		0x00, 0x01,	/* Ethernet */
+		0x08, 0x00,	/* IPv4 */
+		6, 4,
+		0x00, 0x01,	/* request */
+	};
+
+	memset(h, 0xff, 6);	/* broadcast, as a resolver asks */
+	memcpy(h + 6, guest_mac, 6);
+	h[12] = 0x08;
+	h[13] = 0x06;
+	h += 14;
+	memcpy(h, arp_hdr, 8);
+	memcpy(h + 8, guest_mac, 6);
+	memcpy(h + 14, &guest_ip, 4);
+	memset(h + 18, 0, 6);
+	memcpy(h + 24, &host_ip, 4);
+}
+
+/* The kernel's answer: the TAP's address is at the TAP's MAC, to us. */
+static bool
+arp_reply_ok(const unsigned char *p, size_t len)
+{
+	static const unsigned char arp_hdr[8] = {
+		0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x02,
+	};
+
+	return len >= ARP_LEN && memcmp(p, guest_mac, 6) == 0 &&
+	       memcmp(p + 6, tap_mac, 6) == 0 && memcmp(p + 14, arp_hdr, 8) == 0 &&
+	       memcmp(p + 22, tap_mac, 6) == 0 &&
+	       memcmp(p + 28, &host_ip, 4) == 0 &&
+	       memcmp(p + 32, guest_mac, 6) == 0 &&
+	       memcmp(p + 38, &guest_ip, 4) == 0;
+}
+
 static unsigned int
 frame_size(const struct opts *o, uint64_t seq)
 {
@@ -173,55 +228,80 @@ send_one(struct loop *l, uint64_t seq)
 	unsigned int size = frame_size(l->o, seq);
 	struct iovec iov[1 + MAX_SKB_FRAGS], pl;
 	struct sk_buff *skb;
-	unsigned char *buf;
+	unsigned char *buf = NULL;
 	ssize_t n;
 	int cnt = 1;
 
-	if (l->path == P_MALLOC) {
-		buf = malloc(size);
-		if (buf == NULL)
-			return -ENOMEM;
-		build_hdr(buf, size, seq);
-		memcpy(buf + HDR_LEN, payload_of(seq), size - HDR_LEN);
-		n = write(l->fd, buf, size);
-		free(buf);
-		return n == (ssize_t)size ? 0 : n < 0 ? -errno : -EIO;
-	}
+	/*
+	 * Every path builds the frame alike: headers in an skb's head,
+	 * the payload copied from the caller's buffer into separate memory,
+	 * one writev over both. Only where the payload goes differs:
+	 * fragments of the socket's allocator, or a malloc'd buffer.
+	 */
 	skb = alloc_skb(128, GFP_KERNEL);
 	if (skb == NULL)
 		return -ENOMEM;
-	build_hdr(skb_put(skb, HDR_LEN), size, seq);
+	if (l->o->proto == PROTO_ARP)
+		build_arp(skb_put(skb, HDR_LEN));
+	else
+		build_hdr(skb_put(skb, HDR_LEN), size, seq);
 	pl = (struct iovec){ (void *)payload_of(seq), size - HDR_LEN };
-	n = frag_sock_sendmsg(&l->sk, skb, &pl, 1);
-	if (n != (ssize_t)(size - HDR_LEN)) {
-		kfree_skb(skb);
-		return n < 0 ? (int)n : -EMSGSIZE;
+	iov[0] = (struct iovec){ skb->data, skb_headlen(skb) };
+	if (l->path == P_MALLOC) {
+		buf = malloc(pl.iov_len);
+		if (buf == NULL) {
+			kfree_skb(skb);
+			return -ENOMEM;
+		}
+		memcpy(buf, pl.iov_base, pl.iov_len);
+		iov[cnt++] = (struct iovec){ buf, pl.iov_len };
+	} else {
+		n = frag_sock_sendmsg(&l->sk, skb, &pl, 1);
+		if (n != (ssize_t)pl.iov_len) {
+			kfree_skb(skb);
+			return n < 0 ? (int)n : -EMSGSIZE;
+		}
+		l->split += skb_shinfo(skb)->nr_frags > 1;
+		for (int i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+			const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+			iov[cnt++] = (struct iovec){
+				(unsigned char *)page_address(f->netmem) +
+					f->offset,
+				f->len };
+		}
 	}
 	/* The device copies the frame in (tun_get_user): head, then frags. */
-	iov[0] = (struct iovec){ skb->data, skb_headlen(skb) };
-	for (int i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
-		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
-
-		iov[cnt++] = (struct iovec){
-			(unsigned char *)page_address(f->netmem) + f->offset,
-			f->len };
-	}
 	n = writev(l->fd, iov, cnt);
 	kfree_skb(skb);
+	free(buf);
 	return n == (ssize_t)size ? 0 : n < 0 ? -errno : -EIO;
 }
 
 /*
- * Is @p (@len bytes) the reply to one of ours? Return its sequence (low 16
- * bits), -1 for a frame that is not ours, -2 for a bad reply.
+ * Is @p (@len bytes) the reply to one of ours, the @nth of the window that
+ * starts at @base? Return its sequence (low 16 bits) with the whole one in
+ * *@seqp, -1 for a frame that is not ours, -2 for a bad reply.
  */
 static long
 check_reply(const struct opts *o, const unsigned char *p, size_t len,
-	    uint64_t base, uint64_t *seqp)
+	    uint64_t base, uint64_t nth, uint64_t *seqp)
 {
 	uint16_t s16;
 	uint64_t seq;
 
+	if (o->proto == PROTO_ARP) {
+		/*
+		 * An ARP reply carries nothing of its request to match it
+		 * by: the @nth reply of the window answers its @nth request.
+		 */
+		if (len < 14 || p[12] != 0x08 || p[13] != 0x06)
+			return -1;
+		if (!arp_reply_ok(p, len))
+			return -2;
+		*seqp = base + nth;
+		return (long)(nth & 0xffff);
+	}
 	if (len < HDR_LEN || p[12] != 0x08 || p[13] != 0x00 ||
 	    p[14 + 9] != IPPROTO_ICMP || memcmp(p, guest_mac, 6) != 0)
 		return -1;
@@ -246,25 +326,71 @@ rx_free(struct rx_item *it)
 		frag_frame_free(&it->fr);
 }
 
+/* Polls of an empty ring before the freer sleeps (a few microseconds). */
+#define FREER_SPIN	256
+
+static void
+freer_wake(struct loop *l)
+{
+	__atomic_store_n(&l->freer_sleeping, 0, __ATOMIC_RELAXED);
+	syscall(SYS_futex, &l->freer_sleeping, FUTEX_WAKE_PRIVATE, 1, NULL,
+		NULL, 0);
+}
+
+/*
+ * The receiver handed @l's freer a reply: wake it if it sleeps. F1: the
+ * fence pairs with F2 in freer_main() (store-buffering: the producer
+ * stores the ring slot then loads the flag, the freer stores the flag then
+ * loads the slot): one of the two sees the other's store, so the freer
+ * never sleeps on a reply nobody will wake it for.
+ */
+static void
+freer_kick(struct loop *l)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&l->freer_sleeping, __ATOMIC_RELAXED))
+		freer_wake(l);
+}
+
+/*
+ * The freer: frees replies the receiving thread queued, spinning briefly
+ * when the ring is empty and then sleeping on a futex, so its idle time
+ * is not task-clock (it spun on sched_yield() before, which on a loaded
+ * machine made the -F figures mostly scheduler noise).
+ */
 static void *
 freer_main(void *arg)
 {
 	struct loop *l = arg;
 	struct rx_item *it;
+	unsigned int idle = 0;
 
 	for (;;) {
 		it = ptr_ring_consume(&l->ring);
-		if (it == NULL) {
-			/* Acquire: pairs with the release store in stop_freer. */
-			if (__atomic_load_n(&l->freer_stop, __ATOMIC_ACQUIRE) &&
-			    ptr_ring_empty(&l->ring))
-				break;
-			sched_yield();
+		if (it != NULL) {
+			rx_free(it);
+			free(it);
+			l->freed_there++;
+			idle = 0;
 			continue;
 		}
-		rx_free(it);
-		free(it);
-		l->freed_there++;
+		/* Acquire: pairs with the release store in run_loop(). */
+		if (__atomic_load_n(&l->freer_stop, __ATOMIC_ACQUIRE) &&
+		    ptr_ring_empty(&l->ring))
+			break;
+		if (++idle < FREER_SPIN) {
+			pp_cpu_relax();
+			continue;
+		}
+		idle = 0;
+		__atomic_store_n(&l->freer_sleeping, 1, __ATOMIC_RELAXED);
+		/* F2: pairs with F1 in freer_kick() and in run_loop(). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (ptr_ring_empty(&l->ring) &&
+		    !__atomic_load_n(&l->freer_stop, __ATOMIC_RELAXED))
+			syscall(SYS_futex, &l->freer_sleeping, FUTEX_WAIT_PRIVATE,
+				1, NULL, NULL, 0);
+		__atomic_store_n(&l->freer_sleeping, 0, __ATOMIC_RELAXED);
 	}
 	pp_thread_cache_drain();
 	return NULL;
@@ -272,7 +398,7 @@ freer_main(void *arg)
 
 /* Read one frame; 1 if it was the reply to @base's window, 0 other, <0. */
 static int
-recv_one(struct loop *l, uint64_t base, unsigned char *got)
+recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 {
 	struct rx_item *it = calloc(1, sizeof(*it));
 	const unsigned char *p;
@@ -315,7 +441,7 @@ recv_one(struct loop *l, uint64_t base, unsigned char *got)
 			return -ETIMEDOUT;
 		}
 	}
-	r = check_reply(l->o, p, (size_t)n, base, &seq);
+	r = check_reply(l->o, p, (size_t)n, base, nth, &seq);
 	if (r >= 0) {
 		if (got[seq % MAX_INFLIGHT]) {
 			r = -2;		/* a duplicate */
@@ -328,6 +454,7 @@ recv_one(struct loop *l, uint64_t base, unsigned char *got)
 	if (l->o->freer) {
 		while (ptr_ring_produce(&l->ring, it) != 0)
 			sched_yield();
+		freer_kick(l);
 	} else {
 		rx_free(it);
 		free(it);
@@ -343,7 +470,9 @@ recv_one(struct loop *l, uint64_t base, unsigned char *got)
 
 struct result {
 	double elapsed, task_ms, csw;
-	uint64_t in_use, other;
+	uint64_t in_use, other, split;
+	long held;		/* blocks still referenced; -1 not tracked */
+	unsigned int blocks;	/* distinct blocks fragments came from */
 };
 
 static double
@@ -387,7 +516,7 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 			err = send_one(&l, base + i);
 		l.out += want;
 		while (err == 0 && done < want) {
-			int r = recv_one(&l, base, got);
+			int r = recv_one(&l, base, done, got);
 
 			if (r < 0)
 				err = r;
@@ -399,6 +528,9 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 	if (o->freer) {
 		/* Release: pairs with the acquire load in freer_main. */
 		__atomic_store_n(&l.freer_stop, 1, __ATOMIC_RELEASE);
+		/* F1, as in freer_kick(); then wake it whatever it does. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		freer_wake(&l);
 		pthread_join(l.freer, NULL);
 		ptr_ring_cleanup(&l.ring, NULL);
 	}
@@ -411,6 +543,28 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 			l.received - l.freed_here - l.freed_there, l.received);
 		err = -EBADMSG;
 	}
+	/*
+	 * And the allocator agrees: every block the socket cut fragments
+	 * from is back with the page allocator, its count at zero. (The
+	 * freer, if any, has been joined: nothing frees any more.)
+	 */
+	res->held = 0;
+	res->blocks = 0;
+	if (path != P_MALLOC) {
+		res->held = frag_sock_blocks_held(&l.sk);
+		res->blocks = l.sk.nr_blocks;
+		if (err == 0 && res->held != 0) {
+			if (res->held < 0)
+				fprintf(stderr, PROG ": %s: out of memory recording the blocks used\n",
+					path_name[path]);
+			else
+				fprintf(stderr, PROG ": %s: %ld of %u fragment blocks still referenced\n",
+					path_name[path], res->held, l.sk.nr_blocks);
+			err = -EBADMSG;
+		}
+	}
+	frag_sock_destroy(&l.sk);
+	res->split = l.split;
 	res->in_use = l.received - l.freed_here - l.freed_there;
 	res->other = l.other;
 	if (err != 0) {
@@ -476,6 +630,10 @@ report(const struct opts *o, enum path p, struct result *r)
 	printf(" %14" PRIu64 "      buffers in use after the last run, %" PRIu64
 	       " other frames dropped\n", r[o->runs - 1].in_use,
 	       r[o->runs - 1].other);
+	if (p != P_MALLOC)
+		printf(" %14ld      fragment blocks still referenced (of %u used), %" PRIu64
+		       " payloads split across blocks\n", r[o->runs - 1].held,
+		       r[o->runs - 1].blocks, r[o->runs - 1].split);
 }
 
 static int
@@ -584,16 +742,25 @@ usage(FILE *out)
 {
 	fprintf(out,
 "Usage: " PROG " [-r RUNS] [-n FRAMES] [-s MIN[:MAX]] [-q INFLIGHT] [-F]\n"
-"                    [-p PATH[,PATH...]] [--nocache] [-h]\n"
-"ICMP echo round trips through a TAP device in a private network namespace,\n"
-"frames built and received in page_frag_cache fragments (seed 004), in a\n"
-"plain page_frag (the pre-seed path) and in malloc'd buffers, side by side.\n"
+"                    [-p PATH[,PATH...]] [--proto icmp|arp] [--nocache] [-h]
+"
+"ICMP echo (or ARP) round trips through a TAP device in a private network
+"
+"namespace, frames built and received in page_frag_cache fragments (as \"First
+"
+"try to replace page_frag with page_frag_cache\" proposes for sockets), in a
+"
+"plain page_frag (the path before it) and in malloc'd buffers, side by side.
+"
 "  -r RUNS      runs per path (default 10)\n"
-"  -n FRAMES    echo requests per run (default 100000)\n"
+"  -n FRAMES    requests per run (default 100000)\n"
 "  -s MIN[:MAX] frame sizes in bytes, 60 to 9000, cycled MIN..MAX (default 60:1514)\n"
 "  -q INFLIGHT  requests in flight before the replies are read (1-256, default 8)\n"
 "  -F           free the replies on a second thread\n"
 "  -p PATHS     page_frag_cache, page_frag, malloc (comma separated; default all)\n"
+"  --proto P    icmp: echo requests, the replies checked byte for byte (default);\n"
+"               arp: ARP requests for the TAP's address padded to the frame size,\n"
+"               the kernel's 42-byte replies checked field by field\n"
 "  --nocache    page_frag_cache path: copy the payload with non-temporal stores\n"
 "               (the kernel's tx-nocache-copy; off by default, as in the kernel)\n"
 "  -h, --help   this help\n"
@@ -607,6 +774,7 @@ main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "nocache", no_argument, NULL, 'N' },
+		{ "proto", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .runs = 10, .inflight = 8, .min_size = MIN_FRAME,
@@ -648,6 +816,17 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			o.nocache = true;
+			break;
+		case 'P':
+			if (strcmp(optarg, "icmp") == 0) {
+				o.proto = PROTO_ICMP;
+			} else if (strcmp(optarg, "arp") == 0) {
+				o.proto = PROTO_ARP;
+			} else {
+				fprintf(stderr, PROG ": --proto: unknown protocol '%s' (icmp, arp)\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'p':
 			for (int p = 0; p < NR_PATHS; p++)
@@ -698,8 +877,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf(PROG ": %u runs x %lu echo requests of %u-%u bytes, %u in flight, replies freed %s%s\n",
-	       o.runs, o.frames, o.min_size, o.max_size, o.inflight,
+	printf(PROG ": %u runs x %lu %s requests of %u-%u bytes, %u in flight, replies freed %s%s\n",
+	       o.runs, o.frames, o.proto == PROTO_ARP ? "ARP" : "echo", o.min_size, o.max_size, o.inflight,
 	       o.freer ? "on a second thread" : "on the receiving thread",
 	       o.nocache ? ", non-temporal payload copy" : "");
 	/* Paths interleave within each run, so drift hits them alike. */

@@ -8,7 +8,9 @@
  * thread) or, for comparison, with recvmmsg() into malloc'd buffers, each
  * datagram's buffer freed by whoever consumes it. With --return-thread the
  * buffers are consumed (one byte read, then returned or freed) on a second
- * thread, as an application that hands packets on would.
+ * thread, as an application that hands packets on would; it sleeps on a
+ * semaphore while it has nothing to do, posted once a batch, so its CPU
+ * time is the returning's, not a poll's.
  *
  * It also sends (--send ADDR:PORT): sendmmsg() batches of UDP datagrams of
  * a given size, count and rate, so a test or a benchmark needs nothing
@@ -20,6 +22,7 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,6 +49,7 @@ enum mode { MODE_URING, MODE_RECVMMSG };
 static volatile sig_atomic_t stop;
 static struct page_pool *pool;
 static struct ptr_ring handoff;
+static sem_t handoff_sem;		/* posted when items wait, or to stop */
 static bool ret_thread;
 static int ret_stop;			/* atomic */
 static unsigned long long consumed;	/* returner's byte sum, keeps reads */
@@ -118,17 +122,20 @@ returner(void *arg)
 
 	(void)arg;
 	for (;;) {
-		it = ptr_ring_consume(&handoff);
-		if (it == NULL) {
-			/* A7: pairs with release R7 in hand_off_done(). */
-			if (__atomic_load_n(&ret_stop, __ATOMIC_ACQUIRE) &&
-			    ptr_ring_empty(&handoff))
-				break;
-			usleep(20);
-			continue;
+		/* W8: pairs with post P8 in hand_off_batch_done() and
+		 * hand_off() (items in the ring) or P7 in hand_off_done()
+		 * (stop). A post may find the ring already drained: loop. */
+		while (sem_wait(&handoff_sem) != 0 && errno == EINTR)
+			;
+		while ((it = ptr_ring_consume(&handoff)) != NULL) {
+			sum += consume(it, false);
+			free(it);
 		}
-		sum += consume(it, false);
-		free(it);
+		/* A7: pairs with release R7 in hand_off_done(); every item
+		 * was produced before R7, so an empty ring now is final. */
+		if (__atomic_load_n(&ret_stop, __ATOMIC_ACQUIRE) &&
+		    ptr_ring_empty(&handoff))
+			break;
 	}
 	consumed += sum;
 	return NULL;
@@ -149,8 +156,22 @@ hand_off(const struct item *src)
 		return;
 	}
 	*it = *src;
-	while (ptr_ring_produce(&handoff, it) != 0)
+	while (ptr_ring_produce(&handoff, it) != 0) {
+		/* P8: the ring is full; wake the returner (pairs with W8 in
+		 * returner()) in case it sleeps before this batch's post. */
+		sem_post(&handoff_sem);
 		usleep(10);
+	}
+}
+
+/* After a batch handed off: one wake-up for the returner, not one a
+ * datagram. */
+static void
+hand_off_batch_done(int n)
+{
+	/* P8: pairs with W8 in returner(). */
+	if (ret_thread && n > 0)
+		sem_post(&handoff_sem);
 }
 
 static void
@@ -160,7 +181,10 @@ hand_off_done(pthread_t th)
 		return;
 	/* R7: pairs with acquire A7 in returner(). */
 	__atomic_store_n(&ret_stop, 1, __ATOMIC_RELEASE);
+	/* P7: pairs with W8 in returner(): it wakes and sees R7. */
+	sem_post(&handoff_sem);
 	pthread_join(th, NULL);
+	sem_destroy(&handoff_sem);
 }
 
 /* ---- Receiving ----------------------------------------------------------- */
@@ -232,6 +256,7 @@ recv_uring(int fd, unsigned int entries, unsigned long long count,
 			c->bytes += pkts[i].len;
 			hand_off(&it);
 		}
+		hand_off_batch_done(n);
 		report("uring", c, &last, &tlast, quiet);
 	}
 	upp_fini(&u);
@@ -287,6 +312,7 @@ recv_mmsg(int fd, unsigned long long count, unsigned int duration,
 			c->bytes += msgs[i].msg_len;
 			hand_off(&it);
 		}
+		hand_off_batch_done(n);
 		report("recvmmsg", c, &last, &tlast, quiet);
 	}
 	for (i = 0; i < BATCH; i++)
@@ -522,6 +548,7 @@ main(int argc, char **argv)
 	}
 	if (ret_thread) {
 		if (ptr_ring_init(&handoff, 4096, 0) != 0 ||
+		    sem_init(&handoff_sem, 0, 0) != 0 ||
 		    pthread_create(&th, NULL, returner, NULL) != 0) {
 			fprintf(stderr, "udp_sink: cannot start the returner\n");
 			close(fd);

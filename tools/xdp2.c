@@ -15,6 +15,11 @@
  * -S, -N and -F: --duration, --no-recycle, --iommu, --bounce (the DMA
  * device in bounce mode with poisoning: a wrong sync shows as poisoned
  * headers, counted under a protocol never sent), --size, --flows, --wire.
+ * Any other IFACE is a real interface (a veth end in a network namespace):
+ * the tool opens an AF_XDP socket on its queue 0 in copy mode (-S binds
+ * the kernel's program in SKB mode) and the program runs on every frame
+ * the socket receives, sending it back out on the socket's TX ring;
+ * --sleep and --cpu-time as in xdp_rxq_info.
  * At exit the tool checks, as xdp_rxq_info does, that every frame and
  * page is accounted for and the DMA device saw no fault or DMA-API debug
  * error.
@@ -28,13 +33,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pagepool/netsim.h>
 #include <pagepool/page_pool.h>
 
 #include "cli.h"
 #include "cpu.h"
+#ifdef PP_HAVE_AFXDP
+#include "drivers/net/xsk.h"
+#endif
 
 #define NPROTO 256
 
@@ -107,7 +117,12 @@ usage(const char *prog)
 		"                          unsynced bytes\n"
 		"    --size BYTES          frame size on the wire (64)\n"
 		"    --flows N             UDP flows on the wire (1)\n"
-		"    --wire inline|thread  where the wire runs (inline)\n",
+		"    --wire inline|thread  where the wire runs (inline)\n"
+		"    --sleep               AF_XDP: sleep in poll() when idle\n"
+		"    --cpu-time            print the polling thread's CPU time\n"
+		"                          per packet at exit\n"
+		"IFACE not named sim<N> is a real interface: an AF_XDP socket\n"
+		"on its queue 0 (copy mode; -S binds in SKB mode).\n",
 		prog);
 }
 
@@ -136,6 +151,8 @@ main(int argc, char **argv)
 		{ "size", required_argument, NULL, 'L' },
 		{ "flows", required_argument, NULL, 'f' },
 		{ "wire", required_argument, NULL, 'W' },
+		{ "sleep", no_argument, NULL, 'Z' },
+		{ "cpu-time", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -155,6 +172,10 @@ main(int argc, char **argv)
 	double t0, tlast, t;
 	char check[IFNAMSIZ];
 	int opt, ret, rc = 0;
+	bool xsk = false, sleep_idle = false, cpu_time = false;
+	bool sized = false;
+	struct page_pool *pool;
+	struct rusage ru0, ru1;
 
 	while ((opt = getopt_long(argc, argv, "SNFh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -184,6 +205,7 @@ main(int argc, char **argv)
 		case 'L':
 			nopts.frame_len = (unsigned int)pp_tool_parse_num(
 				argv[0], "--size", optarg, 1, 65536);
+			sized = true;
 			break;
 		case 'f':
 			nopts.flows = (unsigned int)pp_tool_parse_num(
@@ -197,6 +219,12 @@ main(int argc, char **argv)
 					"ERR: --wire must be inline or thread\n");
 				return 2;
 			}
+			break;
+		case 'Z':
+			sleep_idle = true;
+			break;
+		case 'T':
+			cpu_time = true;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -215,7 +243,25 @@ main(int argc, char **argv)
 		return 2;
 	}
 	ifname = argv[optind];
-	if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16 ||
+	(void)sized;		/* AF_XDP builds only */
+	(void)sleep_idle;
+	if (strncmp(ifname, "sim", 3) != 0) {
+#ifdef PP_HAVE_AFXDP
+		xsk = true;
+		if (sized || nopts.flows != 0 || wire_thread || iommu ||
+		    bounce) {
+			fprintf(stderr,
+				"ERR: %s is a real interface: --size, --flows, --wire, --iommu and --bounce are the software NIC's\n",
+				ifname);
+			return 2;
+		}
+#else
+		fprintf(stderr,
+			"ERR: unknown interface %s: not a software NIC (sim<N>), and this build has no AF_XDP backend (libxdp-dev, libbpf-dev; meson -Dafxdp=enabled)\n",
+			ifname);
+		return 2;
+#endif
+	} else if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16 ||
 	    (snprintf(check, sizeof(check), "sim%u", want),
 	     strcmp(check, ifname) != 0)) {
 		fprintf(stderr, "ERR: unknown interface %s: %s\n", ifname,
@@ -239,7 +285,24 @@ main(int argc, char **argv)
 		return 1;
 	}
 	nopts.dma_dev = dmadev;
-	for (i = 0; i <= want; i++) {
+#ifdef PP_HAVE_AFXDP
+	if (xsk) {
+		struct pp_xsk_opts xo = { .sz = sizeof(xo),
+			.skb_mode = (xdp_flags & XDP_FLAGS_SKB_MODE) != 0,
+			.no_recycle = nopts.no_recycle };
+		char msg[256];
+
+		devs[0] = pp_xsk_create(ifname, &xo, msg, sizeof(msg));
+		if (devs[0] == NULL) {
+			fprintf(stderr, "ERR: unknown interface %s: %s\n",
+				ifname, msg);
+			rc = errno == ENODEV || errno == EINVAL ? 2 : 1;
+			goto out;
+		}
+		ndev = 1;
+	}
+#endif
+	for (i = 0; !xsk && i <= want; i++) {
 		devs[i] = netsim_create(&nopts);
 		if (devs[i] == NULL) {
 			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
@@ -252,13 +315,27 @@ main(int argc, char **argv)
 	dev = dev_get_by_name(ifname);
 	ret = dev != NULL ? dev_open(dev) : -ENODEV;
 	if (ret != 0) {
-		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-			strerror(-ret));
+#ifdef PP_HAVE_AFXDP
+		if (xsk)
+			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+				pp_xsk_open_error(dev));
+		else
+#endif
+			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+				strerror(-ret));
 		rc = 1;
 		goto out;
 	}
-	page_pool_use_xdp_mem(netsim_page_pool(dev, 0), on_pool_free, NULL);
-	page_pool_destroy(netsim_page_pool(dev, 0));
+	pool = netsim_page_pool(dev, 0);
+	napi = netsim_napi(dev, 0);
+#ifdef PP_HAVE_AFXDP
+	if (xsk) {
+		pool = pp_xsk_page_pool(dev);
+		napi = pp_xsk_napi(dev);
+	}
+#endif
+	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
+	page_pool_destroy(pool);
 
 	memset(&st, 0, sizeof(st));
 	memset(&prev, 0, sizeof(prev));
@@ -273,19 +350,26 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	napi = netsim_napi(dev, 0);
 	if (wire_thread && netsim_wire_start(dev, 0, 0) != 0) {
 		fprintf(stderr, "ERR: wire thread failed\n");
 		rc = 1;
 		goto out;
 	}
+	getrusage(RUSAGE_THREAD, &ru0);
 	t0 = tlast = pp_tool_now_s();
 	while (!stop) {
-		if (!wire_thread)
+		int work;
+
+		if (!wire_thread && !xsk)
 			netsim_wire_rx(dev, 0, NAPI_POLL_WEIGHT);
-		if (napi_poll(napi) == 0 && wire_thread)
+		work = napi_poll(napi);
+		if (work == 0 && wire_thread)
 			sched_yield();
-		if ((++iter & 255) != 0)
+#ifdef PP_HAVE_AFXDP
+		if (work == 0 && xsk && sleep_idle)
+			pp_xsk_wait(dev, 50);
+#endif
+		if ((++iter & 255) != 0 && work != 0)
 			continue;
 		t = pp_tool_now_s();
 		if (t - tlast >= 1.0) {
@@ -309,14 +393,64 @@ main(int argc, char **argv)
 		while (napi_poll(napi) > 0)
 			;
 	}
+	getrusage(RUSAGE_THREAD, &ru1);
 	dev_xdp_attach(dev, NULL, xdp_flags & XDP_FLAGS_MODES);
-	netsim_wire_rx(dev, 0, 0);
+	if (!xsk)
+		netsim_wire_rx(dev, 0, 0);
 	napi_poll(napi);
 
-	netsim_get_stats(dev, &ws);
 	rx = dev->stats.rx_packets;
 	for (i = 0, seen = 0; i < NPROTO; i++)
 		seen += st.rxcnt[i];
+	if (cpu_time) {
+		double usr = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+			     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6,
+		       sys = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+			     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+
+		printf("CPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, polling thread)\n",
+		       rx != 0 ? (usr + sys) * 1e9 / (double)rx : 0.0, usr,
+		       sys, rx);
+	}
+#ifdef PP_HAVE_AFXDP
+	if (xsk) {
+		struct pp_xsk_stats xs;
+
+		/* Give the kernel a moment to complete what was sent back. */
+		for (i = 0; i < 100 && dev->stats.tx_packets +
+				dev->xdp_exceptions < rx; i++) {
+			usleep(1000);
+			napi_poll(napi);
+		}
+		/* Closing counts what was delivered and never polled. */
+		dev_close(dev);
+		pp_xsk_get_stats(dev, &xs);
+		printf("AF_XDP dev:%s queue:0 mode:%s received:%" PRIu64
+		       " tx:%" PRIu64 " exceptions:%" PRIu64 " missed:%" PRIu64
+		       "\n", dev->name,
+		       xdp_flags & XDP_FLAGS_SKB_MODE ? "skb" : "native", rx,
+		       dev->stats.tx_packets, dev->xdp_exceptions,
+		       dev->stats.rx_missed_errors);
+		printf("AF_XDP kernel XDP_STATISTICS: rx_dropped:%" PRIu64
+		       " rx_ring_full:%" PRIu64 " rx_fill_ring_empty_descs:%" PRIu64
+		       " rx_invalid_descs:%" PRIu64 " tx_invalid_descs:%" PRIu64 "\n",
+		       xs.rx_dropped, xs.rx_ring_full,
+		       xs.rx_fill_ring_empty_descs, xs.rx_invalid_descs,
+		       xs.tx_invalid_descs);
+		fflush(stdout);
+		if (seen != rx ||
+		    dev->stats.tx_packets + dev->xdp_exceptions != rx) {
+			fprintf(stderr,
+				"ERR: frames unaccounted: received %" PRIu64
+				", seen %" PRIu64 ", sent back %" PRIu64
+				", exceptions %" PRIu64 "\n", rx, seen,
+				dev->stats.tx_packets, dev->xdp_exceptions);
+			rc = 1;
+		}
+		goto out;
+	}
+#endif
+	netsim_get_stats(dev, &ws);
 	/* Sent back out or, when the TX ring was full, an exception. */
 	if (ws.wire_sent != rx + dev->stats.rx_missed_errors ||
 	    seen != rx || ws.wire_tx + dev->xdp_exceptions != rx) {
@@ -327,8 +461,15 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 out:
-	for (i = 0; i < ndev; i++)
+	for (i = 0; i < ndev; i++) {
+#ifdef PP_HAVE_AFXDP
+		if (xsk) {
+			pp_xsk_destroy(devs[i]);
+			continue;
+		}
+#endif
 		netsim_destroy(devs[i]);
+	}
 	pp_skb_cache_thread_drain();
 	if (rc == 0 && !__atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE)) {
 		fprintf(stderr, "ERR: pages still in flight after destroy\n");

@@ -27,6 +27,15 @@
  * file's frames instead), --wire thread (the wire on its own thread, the
  * NIC working while the CPU polls).
  *
+ * Any other device name is a real interface (a veth end in a network
+ * namespace, say): the tool opens an AF_XDP socket on its queue 0 in copy
+ * mode (the AF_XDP backend, built with libxdp), the kernel's program
+ * bound natively or, with -S, in generic (SKB) mode, and our program runs
+ * on every frame the socket receives, with the same output. At exit it
+ * prints the kernel's XDP_STATISTICS drop counters; --sleep makes the idle
+ * poll loop sleep in poll() instead of spinning, and --cpu-time prints the
+ * polling thread's CPU time per packet (getrusage(RUSAGE_THREAD)).
+ *
  * At exit the device is destroyed and the tool checks that every page came
  * back (the queue's page_pool is freed at once), that the DMA device saw
  * no fault or DMA-API debug error and holds no mapping, that every frame
@@ -42,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <pagepool/netsim.h>
@@ -49,6 +59,9 @@
 
 #include "cli.h"
 #include "cpu.h"
+#ifdef PP_HAVE_AFXDP
+#include "drivers/net/xsk.h"
+#endif
 
 #define EXIT_OK			0
 #define EXIT_FAIL		1
@@ -322,7 +335,13 @@ usage(const char *prog)
 	       " --queues N            RX queues, flows spread by RSS (1)\n"
 	       " --wire inline|thread  the wire in the polling thread (inline,\n"
 	       "                       the default) or on its own thread\n"
-	       " --help, -h            this text\n\n", prog);
+	       " --sleep               AF_XDP: sleep in poll() when idle\n"
+	       " --cpu-time            print the polling thread's CPU time\n"
+	       "                       per packet at exit\n"
+	       " --help, -h            this text\n\n"
+	       "A device not named sim<N> is a real interface: an AF_XDP\n"
+	       "socket on its queue 0 (copy mode; -S binds the kernel's\n"
+	       "program in SKB mode, else native).\n\n", prog);
 }
 
 static int
@@ -380,7 +399,7 @@ fmt_num(char *buf, size_t len, double v, bool sep)
 }
 
 static void
-stats_print(const struct net_device *dev, const char *action,
+stats_print(const struct net_device *dev, int ifindex, const char *action,
 	    uint32_t options, const struct prog_state *cur,
 	    const struct prog_state *prev, double period, bool sep,
 	    unsigned int nq)
@@ -390,7 +409,7 @@ stats_print(const struct net_device *dev, const char *action,
 	int i, q;
 
 	printf("\nRunning XDP on dev:%s (ifindex:%d) action:%s options:%s\n",
-	       dev->name, dev->ifindex, action, options2str(options));
+	       dev->name, ifindex, action, options2str(options));
 	printf("%-15s %-7s %-11s %-11s\n", "XDP stats", "CPU", "pps",
 	       "issue-pps");
 	for (i = 0; i < MAX_CPUS; i++) {
@@ -466,6 +485,8 @@ main(int argc, char **argv)
 		{ "coherent", no_argument, NULL, 'C' },
 		{ "bounce", no_argument, NULL, 'B' },
 		{ "pcap", required_argument, NULL, 'P' },
+		{ "sleep", no_argument, NULL, 'Z' },
+		{ "cpu-time", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -488,6 +509,10 @@ main(int argc, char **argv)
 	struct pcap_frames pf = { 0 };
 	unsigned int too_long = 0;
 	unsigned int dflags;
+	bool xsk = false, sleep_idle = false, cpu_time = false;
+	struct rusage ru0, ru1;
+	int kifindex = 0;
+	uint64_t rx_detach = 0, xsk_debug = 0;
 	double t0, tlast, t;
 	uint64_t iter = 0, rx, sent;
 	int opt, action, ret, rc = EXIT_OK;
@@ -564,6 +589,12 @@ main(int argc, char **argv)
 				return EXIT_FAIL_OPTION;
 			}
 			break;
+		case 'Z':
+			sleep_idle = true;
+			break;
+		case 'T':
+			cpu_time = true;
+			break;
 		case 'h':
 			usage(prog_name);
 			return EXIT_OK;
@@ -605,14 +636,32 @@ main(int argc, char **argv)
 			"ERR: --bounce needs syncs; --coherent has none\n");
 		return EXIT_FAIL_OPTION;
 	}
-	/* Our devices are the software NIC's: sim0 .. sim15. */
-	if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16) {
+	/* The software NIC's devices are sim0 .. sim15; any other name is a
+	 * real interface, for the AF_XDP backend. */
+	if (strncmp(ifname, "sim", 3) != 0) {
+#ifdef PP_HAVE_AFXDP
+		xsk = true;
+		if (pcap_path != NULL || nopts.frame_len != 0 ||
+		    nopts.flows != 0 || nopts.queues > 1 || wire_thread ||
+		    iommu || bounce || coherent) {
+			fprintf(stderr,
+				"ERR: --dev %s is a real interface: --pcap, --size, --flows, --queues, --wire, --iommu, --bounce and --coherent are the software NIC's\n",
+				ifname);
+			return EXIT_FAIL_OPTION;
+		}
+#else
+		fprintf(stderr,
+			"ERR: --dev name unknown err(%d):%s: %s is not a software NIC (sim<N>), and this build has no AF_XDP backend (libxdp-dev, libbpf-dev; meson -Dafxdp=enabled)\n",
+			ENODEV, strerror(ENODEV), ifname);
+		return EXIT_FAIL_OPTION;
+#endif
+	} else if (sscanf(ifname, "sim%u", &want) != 1 || want >= 16) {
 		errno = ENODEV;
 		fprintf(stderr, "ERR: --dev name unknown err(%d):%s\n", errno,
 			strerror(errno));
 		return EXIT_FAIL_OPTION;
 	}
-	{
+	if (!xsk) {
 		char check[IFNAMSIZ];
 
 		snprintf(check, sizeof(check), "sim%u", want);
@@ -661,8 +710,33 @@ main(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	nopts.dma_dev = dmadev;
+#ifdef PP_HAVE_AFXDP
+	if (xsk) {
+		struct pp_xsk_opts xo = { .sz = sizeof(xo),
+			.skb_mode = (xdp_flags & XDP_FLAGS_SKB_MODE) != 0,
+			.no_recycle = nopts.no_recycle };
+		char msg[256];
+
+		extra[0] = pp_xsk_create(ifname, &xo, msg, sizeof(msg));
+		if (extra[0] == NULL && errno == ENODEV) {
+			/* The sample's words, then ours. */
+			fprintf(stderr,
+				"ERR: --dev name unknown err(%d):%s: %s\n",
+				ENODEV, strerror(ENODEV), msg);
+			rc = EXIT_FAIL_OPTION;
+			goto out_devs;
+		}
+		if (extra[0] == NULL) {
+			fprintf(stderr, "ERR: --dev %s: %s\n", ifname, msg);
+			rc = errno == ENODEV || errno == EINVAL ?
+				     EXIT_FAIL_OPTION : EXIT_FAIL;
+			goto out_devs;
+		}
+		ndev = 1;
+	}
+#endif
 	/* Create sim0 .. simN; only the one asked for runs. */
-	for (i = 0; i <= want; i++) {
+	for (i = 0; !xsk && i <= want; i++) {
 		extra[i] = netsim_create(&nopts);
 		if (extra[i] == NULL) {
 			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
@@ -681,11 +755,18 @@ main(int argc, char **argv)
 	}
 	ret = dev_open(dev);
 	if (ret != 0) {
-		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-			strerror(-ret));
+#ifdef PP_HAVE_AFXDP
+		if (xsk)
+			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+				pp_xsk_open_error(dev));
+		else
+#endif
+			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+				strerror(-ret));
 		rc = EXIT_FAIL;
 		goto out_devs;
 	}
+	kifindex = dev->ifindex;
 	if (pf.n != 0) {
 		ret = netsim_wire_replay(dev, pf.frames, pf.lens, pf.n);
 		if (ret != 0) {
@@ -696,6 +777,12 @@ main(int argc, char **argv)
 		}
 	}
 	pool = netsim_page_pool(dev, 0);
+#ifdef PP_HAVE_AFXDP
+	if (xsk) {
+		pool = pp_xsk_page_pool(dev);
+		kifindex = pp_xsk_ifindex(dev);
+	}
+#endif
 	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
 	page_pool_destroy(pool);	/* the reference just taken */
 	watching = true;
@@ -728,6 +815,10 @@ main(int argc, char **argv)
 	nq = dev->num_rx_queues;
 	for (q = 0; q < nq; q++)
 		napi[q] = netsim_napi(dev, q);
+#ifdef PP_HAVE_AFXDP
+	if (xsk)
+		napi[0] = pp_xsk_napi(dev);
+#endif
 	for (q = 0; wire_thread && q < nq; q++) {
 		ret = netsim_wire_start(dev, q, 0);
 		if (ret != 0) {
@@ -736,6 +827,7 @@ main(int argc, char **argv)
 			goto out_free;
 		}
 	}
+	getrusage(RUSAGE_THREAD, &ru0);
 	t0 = tlast = pp_tool_now_s();
 	while (!stop) {
 		int work = 0;
@@ -743,7 +835,7 @@ main(int argc, char **argv)
 		/* One thread polls every queue in turn (NAPI instances
 		 * scheduled on one CPU). */
 		for (q = 0; q < nq; q++) {
-			if (!wire_thread)
+			if (!wire_thread && !xsk)
 				netsim_wire_rx(dev, q, NAPI_POLL_WEIGHT);
 			work += napi_poll(napi[q]);
 		}
@@ -751,12 +843,17 @@ main(int argc, char **argv)
 		 * for an interrupt; give the wire the CPU if it shares it. */
 		if (work == 0 && wire_thread)
 			sched_yield();
-		if ((++iter & 255) != 0)
+#ifdef PP_HAVE_AFXDP
+		/* The AF_XDP NAPI's interrupt: the socket's poll(). */
+		if (work == 0 && xsk && sleep_idle)
+			pp_xsk_wait(dev, 50);
+#endif
+		if ((++iter & 255) != 0 && work != 0)
 			continue;
 		t = pp_tool_now_s();
 		if (t - tlast >= interval) {
-			stats_print(dev, action_str, options, cur, prev,
-				    t - tlast, sep, dev->num_rx_queues);
+			stats_print(dev, kifindex, action_str, options, cur,
+				    prev, t - tlast, sep, dev->num_rx_queues);
 			memcpy(prev, cur, sizeof(*cur));
 			tlast = t;
 			cur->cpu = sched_getcpu();
@@ -766,9 +863,10 @@ main(int argc, char **argv)
 		if (duration != 0 && t - t0 >= duration)
 			break;
 	}
+	getrusage(RUSAGE_THREAD, &ru1);
 	if (stop)
 		printf("\nInterrupted: Removing XDP program on ifindex:%d device:%s\n",
-		       dev->ifindex, dev->name);
+		       kifindex, dev->name);
 	for (q = 0; q < nq; q++) {
 		if (wire_thread) {
 			netsim_wire_stop(dev, q);
@@ -777,12 +875,66 @@ main(int argc, char **argv)
 				;
 		}
 	}
+	/* AF_XDP: frames keep arriving after the program is detached; they
+	 * go to the stack, so the program's count is checked against what
+	 * had arrived before. */
+	rx_detach = pp_load_relaxed(&dev->stats.rx_packets);
+	(void)rx_detach;	/* AF_XDP builds only */
+	(void)sleep_idle;
 	dev_xdp_attach(dev, NULL, xdp_flags & XDP_FLAGS_MODES);
 	/* The device sends what XDP_TX posted; the driver completes it. */
 	for (q = 0; q < nq; q++) {
-		netsim_wire_rx(dev, q, 0);
+		if (!xsk)
+			netsim_wire_rx(dev, q, 0);
 		napi_poll(napi[q]);
 	}
+	for (i = 0, iter = 0; i < MAX_CPUS; i++)
+		iter += cur->rx[i];
+	rx = pp_load_relaxed(&dev->stats.rx_packets);
+	if (cpu_time) {
+		double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+			     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6,
+		       sys = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+			     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+
+		printf("\nCPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, polling thread)\n",
+		       rx != 0 ? (cpu + sys) * 1e9 / (double)rx : 0.0, cpu,
+		       sys, rx);
+	}
+#ifdef PP_HAVE_AFXDP
+	if (xsk) {
+		struct pp_xsk_stats xs;
+
+		/* Closing counts what was delivered and never polled (and
+		 * frees the pool: its debug count first). */
+		xsk_debug = page_pool_debug_errors(pool);
+		dev_close(dev);
+		pp_xsk_get_stats(dev, &xs);
+		printf("\nAF_XDP dev:%s queue:0 mode:%s received:%" PRIu64
+		       " xdp:%" PRIu64 " tx:%" PRIu64 " stack_udp:%" PRIu64
+		       " exceptions:%" PRIu64 " missed:%" PRIu64 "\n", dev->name,
+		       xdp_flags & XDP_FLAGS_SKB_MODE ? "skb" : "native", rx,
+		       iter, pp_load_relaxed(&dev->stats.tx_packets),
+		       pp_load_relaxed(&dev->stack.udp),
+		       pp_load_relaxed(&dev->xdp_exceptions),
+		       pp_load_relaxed(&dev->stats.rx_missed_errors));
+		printf("AF_XDP kernel XDP_STATISTICS: rx_dropped:%" PRIu64
+		       " rx_ring_full:%" PRIu64 " rx_fill_ring_empty_descs:%" PRIu64
+		       " rx_invalid_descs:%" PRIu64 " tx_invalid_descs:%" PRIu64 "\n",
+		       xs.rx_dropped, xs.rx_ring_full,
+		       xs.rx_fill_ring_empty_descs, xs.rx_invalid_descs,
+		       xs.tx_invalid_descs);
+		fflush(stdout);
+		if (iter != rx_detach - dev->stats.rx_length_errors) {
+			fprintf(stderr,
+				"ERR: frames unaccounted: received %" PRIu64
+				", length errors %" PRIu64 ", seen by XDP %" PRIu64 "\n",
+				rx, dev->stats.rx_length_errors, iter);
+			rc = EXIT_FAIL;
+		}
+		goto checked;
+	}
+#endif
 
 	/* Every frame accounted for: the wire's are the driver's or missed;
 	 * the program saw every one the driver received. */
@@ -806,8 +958,11 @@ main(int argc, char **argv)
 			dev->stats.rx_length_errors, iter);
 		rc = EXIT_FAIL;
 	}
+#ifdef PP_HAVE_AFXDP
+checked:
+#endif
 	/* PP_DEBUG builds: page_pool's own checks saw no misuse. */
-	for (q = 0, iter = 0; q < nq; q++)
+	for (q = 0, iter = xsk_debug; !xsk && q < nq; q++)
 		iter += page_pool_debug_errors(netsim_page_pool(dev, q));
 	if (iter != 0) {
 		fprintf(stderr, "ERR: page_pool: %" PRIu64 " debug errors\n",
@@ -817,8 +972,15 @@ main(int argc, char **argv)
 out_free:
 	free(prev);
 out_devs:
-	for (i = 0; i < ndev; i++)
+	for (i = 0; i < ndev; i++) {
+#ifdef PP_HAVE_AFXDP
+		if (xsk) {
+			pp_xsk_destroy(extra[i]);
+			continue;
+		}
+#endif
 		netsim_destroy(extra[i]);
+	}
 	pp_skb_cache_thread_drain();
 	if (watching &&
 	    !__atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE)) {

@@ -119,7 +119,38 @@ enum dma_data_direction {
 #define DMA_ATTR_ALL \
 	(DMA_ATTR_WEAK_ORDERING | DMA_ATTR_SKIP_CPU_SYNC | DMA_ATTR_NO_WARN)
 
-struct device;
+struct pp_dma_core;
+
+/**
+ * struct device - a DMA device, complete so that it can be embedded.
+ * @parent: the device this one hangs under, as the kernel's dev.parent;
+ *	the caller's, never read by the library.
+ * @init_name: the name an init call gives the device when its options
+ *	name none (the kernel's init_name); NULL: the kind's default.
+ * @driver_data: the caller's pointer (dev_set_drvdata() in the kernel
+ *	compat tree); never read by the library.
+ * @p: private: the library's state of the device; NULL until an init
+ *	call, and again after pp_dma_dev_destroy().
+ * @pp_reserved: private: zero.
+ *
+ * Two ways to have one. pp_dma_identity_create(), pp_iommu_create() and
+ * pp_dma_dev_create_ops() allocate it. pp_dma_identity_init(),
+ * pp_iommu_init() and pp_dma_dev_init_ops() set up one the caller
+ * embeds in its own struct, as drivers embed the kernel's in a pci_dev;
+ * it must be zeroed first (at least @p NULL). pp_dma_dev_destroy() ends
+ * either: it frees a created device, and leaves an embedded one the
+ * caller's, set up no more (an init call may set it up again).
+ *
+ * Every other call takes either kind and fails with EINVAL (or does
+ * nothing, for pp_dma_dev_destroy()) on one that is not set up.
+ */
+struct device {
+	struct device *parent;
+	const char *init_name;
+	void *driver_data;
+	struct pp_dma_core *p;
+	void *pp_reserved[4];
+};
 
 /* Device flags (struct pp_dma_dev_opts and struct pp_iommu_opts). */
 /* Print nothing on stderr: no fault report, no leak report at destroy. */
@@ -355,7 +386,44 @@ pp_dma_dev_create_ops(const struct pp_dma_ops *ops, void *priv,
 		      const struct pp_dma_dev_opts *opts);
 
 /**
- * pp_dma_dev_destroy() - free a device. NULL is a no-op.
+ * pp_dma_identity_init() - set up @dev, the caller's (embedded) struct
+ * device, as an identity device. See pp_dma_identity_create().
+ * @dev: zeroed, or destroyed since its last set-up (@dev->p NULL).
+ * @opts: options, or NULL for defaults; a NULL name takes
+ *	@dev->init_name.
+ *
+ * Return: 0; -EINVAL (NULL @dev, @dev already set up, bad options or
+ * flags) or -ENOMEM, with errno set and @dev unchanged.
+ */
+PP_API int pp_dma_identity_init(struct device *dev,
+				const struct pp_dma_dev_opts *opts);
+
+/**
+ * pp_iommu_init() - set up @dev, the caller's (embedded) struct device,
+ * behind the checking IOMMU model. See pp_iommu_create().
+ * @dev: zeroed, or destroyed since its last set-up (@dev->p NULL).
+ * @opts: options, or NULL for defaults; a NULL name takes
+ *	@dev->init_name.
+ *
+ * Return: 0; -EINVAL (NULL @dev, @dev already set up, bad options, flags,
+ * IOVA base or size) or -ENOMEM, with errno set and @dev unchanged.
+ */
+PP_API int pp_iommu_init(struct device *dev, const struct pp_iommu_opts *opts);
+
+/**
+ * pp_dma_dev_init_ops() - set up @dev, the caller's (embedded) struct
+ * device, with the caller's ops. See pp_dma_dev_create_ops().
+ *
+ * Return: 0; -EINVAL or -ENOMEM, with errno set and @dev unchanged.
+ */
+PP_API int pp_dma_dev_init_ops(struct device *dev,
+			       const struct pp_dma_ops *ops, void *priv,
+			       const struct pp_dma_dev_opts *opts);
+
+/**
+ * pp_dma_dev_destroy() - end a device: free a created one; leave an
+ * embedded one (set up by an init call) the caller's, with @p NULL again.
+ * NULL, or a device not set up, is a no-op.
  *
  * Mappings still live are leaked: unless PP_DMA_F_QUIET, their count is
  * reported on stderr (read live_mappings from pp_dma_dev_get_stats() first

@@ -243,14 +243,14 @@ _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
 		enum dma_data_direction dir, unsigned long attrs,
 		uintptr_t site)
 {
-	struct dma_dbg *dbg = dev->dbg;
+	struct dma_dbg *dbg = dev->p->dbg;
 	unsigned char *bounce = NULL;
 	void *mem = NULL;
 	struct dbg_map *m;
 	dma_addr_t addr;
 	size_t nlinks, off;
 
-	if (dev->flags & PP_DMA_F_BOUNCE) {
+	if (dev->p->flags & PP_DMA_F_BOUNCE) {
 		off = (uintptr_t)vaddr & (DBG_PAGE - 1);
 		if (size > SIZE_MAX - off - DBG_PAGE) {
 			errno = ENOMEM;
@@ -299,7 +299,7 @@ _pp_dma_dbg_map(struct device *dev, void *vaddr, size_t size,
 		 * API's rules. BIDIRECTIONAL too, because XDP drivers map
 		 * their RX pages so (for XDP_TX), and their wrong RX syncs
 		 * would otherwise read the page's previous, plausible frame. */
-		if ((dev->flags & PP_DMA_F_POISON) && dir != DMA_TO_DEVICE)
+		if ((dev->p->flags & PP_DMA_F_POISON) && dir != DMA_TO_DEVICE)
 			memset(vaddr, PP_DMA_POISON, size);
 	}
 	pp_spin_lock(&dbg->lock);
@@ -312,7 +312,7 @@ static int
 dbg_unmap_op(struct device *dev, dma_addr_t addr, size_t size,
 	     enum dma_data_direction dir, unsigned long attrs)
 {
-	struct dma_dbg *dbg = dev->dbg;
+	struct dma_dbg *dbg = dev->p->dbg;
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
 	uintptr_t site = 0;
 	struct dbg_map *m;
@@ -374,7 +374,7 @@ static int
 dbg_sync(struct device *dev, dma_addr_t addr, size_t size,
 	 enum dma_data_direction dir, bool for_cpu)
 {
-	struct dma_dbg *dbg = dev->dbg;
+	struct dma_dbg *dbg = dev->p->dbg;
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
 	uint64_t bounced = 0;
 	uintptr_t site = 0;
@@ -411,7 +411,7 @@ dbg_sync(struct device *dev, dma_addr_t addr, size_t size,
 			bounced = size;
 		}
 		/* After the copy out: the CPU's bytes are the device's now. */
-		if (m->bounce != NULL && (dev->flags & PP_DMA_F_POISON) &&
+		if (m->bounce != NULL && (dev->p->flags & PP_DMA_F_POISON) &&
 		    dir != DMA_TO_DEVICE)
 			memset(m->cpu + off, PP_DMA_POISON, size);
 		own_set(m->owned, off, size, false);
@@ -447,7 +447,7 @@ static int
 dbg_access_op(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 	      bool to_memory)
 {
-	struct dma_dbg *dbg = dev->dbg;
+	struct dma_dbg *dbg = dev->p->dbg;
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
 	uintptr_t site = 0;
 	struct dbg_map *m;
@@ -492,13 +492,13 @@ _pp_dma_dbg_init(struct device *dev)
 	pp_spin_lock_init(&dbg->lock);
 	/* Checks run inside the ops, so the dispatch layer's fast paths
 	 * stay as they are on the devices that do not debug. */
-	dbg->real = dev->ops;
-	dev->ops.unmap_page = dbg_unmap_op;
-	dev->ops.sync_single_for_cpu = dbg_sync_for_cpu_op;
-	dev->ops.sync_single_for_device = dbg_sync_for_device_op;
-	if (dev->ops.access != NULL)
-		dev->ops.access = dbg_access_op;
-	dev->dbg = dbg;
+	dbg->real = dev->p->ops;
+	dev->p->ops.unmap_page = dbg_unmap_op;
+	dev->p->ops.sync_single_for_cpu = dbg_sync_for_cpu_op;
+	dev->p->ops.sync_single_for_device = dbg_sync_for_device_op;
+	if (dev->p->ops.access != NULL)
+		dev->p->ops.access = dbg_access_op;
+	dev->p->dbg = dbg;
 	return 0;
 }
 
@@ -556,7 +556,7 @@ dbg_dir_str(enum dma_data_direction dir)
 void
 _pp_dma_dbg_destroy(struct device *dev)
 {
-	struct dma_dbg *dbg = dev->dbg;
+	struct dma_dbg *dbg = dev->p->dbg;
 	unsigned long leaked = 0;
 	char site[160];
 	unsigned int b;
@@ -573,25 +573,25 @@ _pp_dma_dbg_destroy(struct device *dev)
 			/* Each mapping once: at its first page's link. */
 			if (l != &m->links[0])
 				continue;
-			if (!(dev->flags & PP_DMA_F_QUIET) &&
+			if (!(dev->p->flags & PP_DMA_F_QUIET) &&
 			    leaked < DBG_LEAKS_SHOWN) {
 				_pp_dma_site_str(m->site, site, sizeof(site));
 				fprintf(stderr,
 					"pagepool: DMA-API debug: device %s "
 					"destroyed with mapping %#llx size %zu "
 					"%s still live, mapped at %s\n",
-					dev->name, (unsigned long long)m->dma,
+					dev->p->name, (unsigned long long)m->dma,
 					m->size, dbg_dir_str(m->dir), site);
 			}
 			leaked++;
 		}
 	}
-	if (leaked > DBG_LEAKS_SHOWN && !(dev->flags & PP_DMA_F_QUIET))
+	if (leaked > DBG_LEAKS_SHOWN && !(dev->p->flags & PP_DMA_F_QUIET))
 		fprintf(stderr,
 			"pagepool: DMA-API debug: device %s: %lu more live "
 			"mapping(s) not shown\n",
-			dev->name, leaked - DBG_LEAKS_SHOWN);
-	if (leaked != 0 && (dev->flags & PP_DMA_F_FATAL))
+			dev->p->name, leaked - DBG_LEAKS_SHOWN);
+	if (leaked != 0 && (dev->p->flags & PP_DMA_F_FATAL))
 		abort();
 	/* Unlink everything first (a mapping sits in several buckets),
 	 * then free each once. */
@@ -606,5 +606,5 @@ _pp_dma_dbg_destroy(struct device *dev)
 		}
 	}
 	_pp_free(dbg);
-	dev->dbg = NULL;
+	dev->p->dbg = NULL;
 }

@@ -67,7 +67,7 @@ dma_is_unbound(const struct device *dev)
 {
 	/* A1: pairs with release R1 in pp_dma_dev_unbind(): a call that sees
 	 * the device unbound also sees the op's unbind work. */
-	return pp_load_acquire(&dev->unbound) != 0;
+	return pp_load_acquire(&dev->p->unbound) != 0;
 }
 
 static inline int
@@ -111,43 +111,43 @@ _pp_dma_report(struct device *dev, dma_addr_t addr, size_t size,
 {
 	char where[160];
 
-	PP_TRACE(dma_fault, dev, dev->name, addr, reason);
-	pp_spin_lock(&dev->lock);
-	dev->last_fault_addr = addr;
-	dev->last_fault_reason = reason;
-	dev->last_fault_size = size;
-	dev->last_fault_site = site;
-	pp_spin_unlock(&dev->lock);
+	PP_TRACE(dma_fault, dev, dev->p->name, addr, reason);
+	pp_spin_lock(&dev->p->lock);
+	dev->p->last_fault_addr = addr;
+	dev->p->last_fault_reason = reason;
+	dev->p->last_fault_size = size;
+	dev->p->last_fault_site = site;
+	pp_spin_unlock(&dev->p->lock);
 	dma_count(dev, DMA_C_faults, 1);
 	if (debug)
 		dma_count(dev, DMA_C_debug_errors, 1);
 
 	/* Once per device; the exchange only elects the reporter (no data
 	 * is published through it). */
-	if (!(dev->flags & PP_DMA_F_QUIET) &&
-	    pp_xchg_acquire(&dev->reported, 1) == 0) {
+	if (!(dev->p->flags & PP_DMA_F_QUIET) &&
+	    pp_xchg_acquire(&dev->p->reported, 1) == 0) {
 		if (debug) {
 			_pp_dma_site_str(site, where, sizeof(where));
 			fprintf(stderr,
 				"pagepool: DMA-API debug: device %s: %s at "
 				"%#llx size %zu, mapping made at %s%s\n",
-				dev->name, pp_dma_fault_str(reason),
+				dev->p->name, pp_dma_fault_str(reason),
 				(unsigned long long)addr, size, where,
-				(dev->flags & PP_DMA_F_FATAL) ?
+				(dev->p->flags & PP_DMA_F_FATAL) ?
 					", aborting" :
 					"; further faults are only counted");
 		} else {
 			fprintf(stderr,
 				"pagepool: DMA fault on device %s: %s at "
 				"%#llx%s\n",
-				dev->name, pp_dma_fault_str(reason),
+				dev->p->name, pp_dma_fault_str(reason),
 				(unsigned long long)addr,
-				(dev->flags & PP_DMA_F_FATAL) ?
+				(dev->p->flags & PP_DMA_F_FATAL) ?
 					", aborting" :
 					"; further faults are only counted");
 		}
 	}
-	if (dev->flags & PP_DMA_F_FATAL)
+	if (dev->p->flags & PP_DMA_F_FATAL)
 		abort();
 	errno = EFAULT;
 	return -EFAULT;
@@ -157,7 +157,7 @@ int
 pp_dma_dev_fault(struct device *dev, dma_addr_t addr,
 		 enum pp_dma_fault_reason reason)
 {
-	if (dev == NULL || (unsigned int)reason == PP_DMA_FAULT_NONE ||
+	if (!dma_dev_ok(dev) || (unsigned int)reason == PP_DMA_FAULT_NONE ||
 	    (unsigned int)reason >= PP_DMA_FAULT_NR)
 		return dma_einval();
 	return _pp_dma_report(dev, addr, 0, 0, reason, false);
@@ -167,33 +167,44 @@ pp_dma_dev_fault(struct device *dev, dma_addr_t addr,
 /* Creation and destruction */
 
 struct device *
-_pp_dma_dev_create(const struct pp_dma_ops *ops, void *priv,
-		   unsigned int flags, const char *name,
+_pp_dma_dev_create(struct device *dev, const struct pp_dma_ops *ops,
+		   void *priv, unsigned int flags, const char *name,
 		   const char *default_name)
 {
-	struct device *dev;
+	struct pp_dma_core *core;
 
-	dev = _pp_zalloc_aligned(sizeof(*dev), PP_CACHELINE_SIZE);
-	if (dev == NULL)
+	if (dev != NULL && dev->p != NULL) {
+		errno = EINVAL;
 		return NULL;
-	dev->ops = *ops;
-	dev->priv = priv;
-	dev->flags = flags;
+	}
+	core = _pp_zalloc_aligned(sizeof(*core), PP_CACHELINE_SIZE);
+	if (core == NULL)
+		return NULL;
+	if (dev == NULL)
+		dev = &core->own;
+	else if (name == NULL)
+		name = dev->init_name;
+	dev->p = core;
+	core->ops = *ops;
+	core->priv = priv;
+	core->flags = flags;
 	if ((flags & (PP_DMA_F_DEBUG | PP_DMA_F_BOUNCE)) &&
 	    _pp_dma_dbg_init(dev) != 0) {
-		_pp_free(dev);
+		dev->p = NULL;
+		_pp_free(core);
 		errno = ENOMEM;
 		return NULL;
 	}
-	pp_spin_lock_init(&dev->lock);
-	snprintf(dev->name, sizeof(dev->name), "%s",
+	pp_spin_lock_init(&core->lock);
+	snprintf(core->name, sizeof(core->name), "%s",
 		 name != NULL ? name : default_name);
 	return dev;
 }
 
-struct device *
-pp_dma_dev_create_ops(const struct pp_dma_ops *ops, void *priv,
-		      const struct pp_dma_dev_opts *opts)
+/* The checks of pp_dma_dev_create_ops() and pp_dma_dev_init_ops(). */
+static struct device *
+dma_ops_setup(struct device *dev, const struct pp_dma_ops *ops, void *priv,
+	      const struct pp_dma_dev_opts *opts)
 {
 	struct pp_dma_ops copy;
 	unsigned int flags;
@@ -214,8 +225,24 @@ pp_dma_dev_create_ops(const struct pp_dma_ops *ops, void *priv,
 		errno = EINVAL;
 		return NULL;
 	}
-	return _pp_dma_dev_create(&copy, priv, flags,
+	return _pp_dma_dev_create(dev, &copy, priv, flags,
 				  PP_OPTS_GET(opts, name, NULL), "custom");
+}
+
+struct device *
+pp_dma_dev_create_ops(const struct pp_dma_ops *ops, void *priv,
+		      const struct pp_dma_dev_opts *opts)
+{
+	return dma_ops_setup(NULL, ops, priv, opts);
+}
+
+int
+pp_dma_dev_init_ops(struct device *dev, const struct pp_dma_ops *ops,
+		    void *priv, const struct pp_dma_dev_opts *opts)
+{
+	if (dev == NULL)
+		return dma_einval();
+	return _pp_dma_init_ret(dma_ops_setup(dev, ops, priv, opts));
 }
 
 bool
@@ -236,22 +263,27 @@ _pp_dma_flags_valid(unsigned int flags, bool bounce_ok)
 void
 pp_dma_dev_destroy(struct device *dev)
 {
+	struct pp_dma_core *core;
 	int64_t live;
 
-	if (dev == NULL)
+	if (!dma_dev_ok(dev))
 		return;
-	live = pp_load_relaxed(&dev->live);
-	if (live != 0 && !(dev->flags & PP_DMA_F_QUIET))
+	live = pp_load_relaxed(&dev->p->live);
+	if (live != 0 && !(dev->p->flags & PP_DMA_F_QUIET))
 		fprintf(stderr,
 			"pagepool: DMA device %s destroyed with %lld live "
 			"mapping(s)\n",
-			dev->name, (long long)live);
+			dev->p->name, (long long)live);
 	/* Lists the leaked mappings with their call sites, frees the bounce
 	 * buffers (the device is gone: nothing is copied back). */
 	_pp_dma_dbg_destroy(dev);
-	if (dev->ops.release != NULL)
-		dev->ops.release(dev);
-	_pp_free(dev);
+	if (dev->p->ops.release != NULL)
+		dev->p->ops.release(dev);
+	/* An embedded device's struct stays the caller's, set up no more
+	 * (it may be set up again); a created one is inside @core. */
+	core = dev->p;
+	dev->p = NULL;
+	_pp_free(core);
 }
 
 /*
@@ -264,36 +296,36 @@ pp_dma_dev_destroy(struct device *dev)
 int
 pp_dma_dev_unbind(struct device *dev)
 {
-	if (dev == NULL)
+	if (!dma_dev_ok(dev))
 		return dma_einval();
 	/*
 	 * The exchange elects one unbinder; no lock is held while the op
 	 * runs, so a custom op may report faults or read this device's
-	 * statistics (both take dev->lock) without deadlocking.
+	 * statistics (both take dev->p->lock) without deadlocking.
 	 */
-	if (__atomic_exchange_n(&dev->unbinding, 1, __ATOMIC_ACQ_REL) != 0) {
+	if (__atomic_exchange_n(&dev->p->unbinding, 1, __ATOMIC_ACQ_REL) != 0) {
 		errno = EALREADY;
 		return -EALREADY;
 	}
-	if (dev->ops.unbind != NULL)
-		dev->ops.unbind(dev);
-	pp_store_relaxed(&dev->ctr[DMA_C_unbind_live_mappings],
-			 (uint64_t)pp_load_relaxed(&dev->live));
+	if (dev->p->ops.unbind != NULL)
+		dev->p->ops.unbind(dev);
+	pp_store_relaxed(&dev->p->ctr[DMA_C_unbind_live_mappings],
+			 (uint64_t)pp_load_relaxed(&dev->p->live));
 	/* R1: pairs with acquire A1 in dma_is_unbound(). */
-	pp_store_release(&dev->unbound, 1);
+	pp_store_release(&dev->p->unbound, 1);
 	return 0;
 }
 
 void *
 pp_dma_dev_priv(const struct device *dev)
 {
-	return dev != NULL ? dev->priv : NULL;
+	return dma_dev_ok(dev) ? dev->p->priv : NULL;
 }
 
 const char *
 pp_dma_dev_name(const struct device *dev)
 {
-	return dev != NULL ? dev->name : "";
+	return dma_dev_ok(dev) ? dev->p->name : "";
 }
 
 bool
@@ -301,8 +333,8 @@ pp_dma_dev_need_sync(const struct device *dev)
 {
 	/* As the kernel with CONFIG_DMA_API_DEBUG: the debug checks see
 	 * the syncs of a coherent device too. */
-	return dev != NULL && (!(dev->flags & PP_DMA_F_COHERENT) ||
-			       (dev->flags & PP_DMA_F_DEBUG));
+	return dma_dev_ok(dev) && (!(dev->p->flags & PP_DMA_F_COHERENT) ||
+				   (dev->p->flags & PP_DMA_F_DEBUG));
 }
 
 /* ------------------------------------------------------------------ */
@@ -327,7 +359,7 @@ pp_dma_map(struct device *dev, void *vaddr, size_t size,
 	int64_t live;
 	uint64_t max;
 
-	if (dev == NULL || vaddr == NULL || size == 0 ||
+	if (!dma_dev_ok(dev) || vaddr == NULL || size == 0 ||
 	    size > UINTPTR_MAX - (uintptr_t)vaddr || !dma_dir_valid(dir) ||
 	    (attrs & ~DMA_ATTR_ALL) != 0) {
 		errno = EINVAL;
@@ -339,21 +371,21 @@ pp_dma_map(struct device *dev, void *vaddr, size_t size,
 		return DMA_MAPPING_ERROR;
 	}
 	/* The debug table needs the caller; the other ops it wraps. */
-	if (PP_UNLIKELY(dev->dbg != NULL))
+	if (PP_UNLIKELY(dev->p->dbg != NULL))
 		addr = _pp_dma_dbg_map(dev, vaddr, size, dir, attrs,
 				       (uintptr_t)__builtin_return_address(0));
 	else
-		addr = dev->ops.map_page(dev, vaddr, size, dir, attrs);
+		addr = dev->p->ops.map_page(dev, vaddr, size, dir, attrs);
 	if (addr == DMA_MAPPING_ERROR) {
 		dma_count(dev, DMA_C_map_errors, 1);
 		return DMA_MAPPING_ERROR;
 	}
 	dma_count(dev, DMA_C_maps, 1);
 	/* Statistics only: relaxed, pairs with nothing. */
-	live = pp_fetch_add_relaxed(&dev->live, 1) + 1;
-	max = pp_load_relaxed(&dev->ctr[DMA_C_max_live_mappings]);
+	live = pp_fetch_add_relaxed(&dev->p->live, 1) + 1;
+	max = pp_load_relaxed(&dev->p->ctr[DMA_C_max_live_mappings]);
 	while (live > 0 && (uint64_t)live > max &&
-	       !pp_cmpxchg_relaxed(&dev->ctr[DMA_C_max_live_mappings], &max,
+	       !pp_cmpxchg_relaxed(&dev->p->ctr[DMA_C_max_live_mappings], &max,
 				   (uint64_t)live))
 		;
 	/* The op synced the new mapping for the device itself, as the
@@ -369,17 +401,17 @@ pp_dma_unmap(struct device *dev, dma_addr_t addr, size_t size,
 {
 	int ret;
 
-	if (dev == NULL || size == 0 || !dma_dir_valid(dir) ||
+	if (!dma_dev_ok(dev) || size == 0 || !dma_dir_valid(dir) ||
 	    (attrs & ~DMA_ATTR_ALL) != 0)
 		return dma_einval();
 	if (dma_is_unbound(dev))
 		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNBOUND);
-	ret = dev->ops.unmap_page(dev, addr, size, dir, attrs);
+	ret = dev->p->ops.unmap_page(dev, addr, size, dir, attrs);
 	if (ret != 0)
 		return ret;
 	dma_count(dev, DMA_C_unmaps, 1);
 	/* Statistics only: relaxed, pairs with nothing. */
-	pp_fetch_add_relaxed(&dev->live, -1);
+	pp_fetch_add_relaxed(&dev->p->live, -1);
 	if (!(attrs & DMA_ATTR_SKIP_CPU_SYNC) && dir != DMA_TO_DEVICE)
 		dma_count_sync(dev, true, size);
 	return 0;
@@ -399,13 +431,13 @@ dma_sync(struct device *dev, dma_addr_t addr, size_t offset, size_t size,
 		  enum dma_data_direction);
 	int ret;
 
-	if (dev == NULL || !dma_dir_valid(dir) || addr + offset < addr)
+	if (!dma_dev_ok(dev) || !dma_dir_valid(dir) || addr + offset < addr)
 		return dma_einval();
 	if (dma_is_unbound(dev))
 		return pp_dma_dev_fault(dev, addr + offset,
 					PP_DMA_FAULT_UNBOUND);
-	op = for_cpu ? dev->ops.sync_single_for_cpu :
-		       dev->ops.sync_single_for_device;
+	op = for_cpu ? dev->p->ops.sync_single_for_cpu :
+		       dev->p->ops.sync_single_for_device;
 	/* The plain identity device inline, as dma_access(). */
 	if (PP_LIKELY(op == identity_sync)) {
 		if (PP_UNLIKELY(identity_bad(addr + offset, size)))
@@ -441,9 +473,9 @@ dma_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 {
 	int ret;
 
-	if (dev == NULL || buf == NULL || len == 0)
+	if (!dma_dev_ok(dev) || buf == NULL || len == 0)
 		return dma_einval();
-	if (dev->ops.access == NULL) {
+	if (dev->p->ops.access == NULL) {
 		errno = EOPNOTSUPP;
 		return -EOPNOTSUPP;
 	}
@@ -451,10 +483,10 @@ dma_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNBOUND);
 	/* The plain identity device (its op not wrapped by the debug layer)
 	 * is called directly: the RX path's per-frame device write. */
-	if (PP_LIKELY(dev->ops.access == identity_access))
+	if (PP_LIKELY(dev->p->ops.access == identity_access))
 		ret = identity_access(dev, addr, buf, len, to_memory);
 	else
-		ret = dev->ops.access(dev, addr, buf, len, to_memory);
+		ret = dev->p->ops.access(dev, addr, buf, len, to_memory);
 	if (ret != 0)
 		return ret;
 	if (to_memory)
@@ -487,11 +519,11 @@ dma_sum(struct device *dev, enum dma_counter c)
 {
 	/* Statistics only: relaxed, pairs with nothing (each shard's
 	 * writer stores relaxed, dma_count_in()). */
-	uint64_t v = pp_load_relaxed(&dev->ctr[c]);
+	uint64_t v = pp_load_relaxed(&dev->p->ctr[c]);
 	unsigned int i;
 
 	for (i = 0; i < DMA_SHARDS; i++)
-		v += pp_load_relaxed(&dev->shard[i].ctr[c]);
+		v += pp_load_relaxed(&dev->p->shard[i].ctr[c]);
 	return v;
 }
 
@@ -503,27 +535,27 @@ pp_dma_dev_get_stats(const struct device *dev, struct pp_dma_stats *stats)
 	int64_t live;
 	size_t n;
 
-	if (dev == NULL || stats == NULL ||
+	if (!dma_dev_ok(dev) || stats == NULL ||
 	    stats->sz < offsetof(struct pp_dma_stats, version) +
 				sizeof(stats->version))
 		return dma_einval();
 	memset(&s, 0, sizeof(s));
 	s.sz = stats->sz;
 	s.version = PP_DMA_STATS_VERSION;
-	s.unbound = pp_load_acquire(&d->unbound) != 0;
-	pp_spin_lock(&d->lock);
-	s.last_fault_reason = d->last_fault_reason;
-	s.last_fault_addr = d->last_fault_addr;
-	s.last_fault_size = d->last_fault_size;
-	s.last_fault_site = d->last_fault_site;
-	pp_spin_unlock(&d->lock);
+	s.unbound = pp_load_acquire(&d->p->unbound) != 0;
+	pp_spin_lock(&d->p->lock);
+	s.last_fault_reason = d->p->last_fault_reason;
+	s.last_fault_addr = d->p->last_fault_addr;
+	s.last_fault_size = d->p->last_fault_size;
+	s.last_fault_site = d->p->last_fault_site;
+	pp_spin_unlock(&d->p->lock);
 #define DMA_STATS_COPY(name) \
 	s.name = dma_sum(d, DMA_C_##name);
 	PP_DMA_STATS_COUNTERS(DMA_STATS_COPY)
 #undef DMA_STATS_COPY
 	/* live_mappings is kept signed apart; a transiently negative value
 	 * (an unmap counted before its map) reads as 0. */
-	live = pp_load_relaxed(&d->live);
+	live = pp_load_relaxed(&d->p->live);
 	s.live_mappings = live > 0 ? (uint64_t)live : 0;
 	n = stats->sz < sizeof(s) ? stats->sz : sizeof(s);
 	memcpy(stats, &s, n);
@@ -535,9 +567,9 @@ pp_dma_dev_dump(const struct device *dev, FILE *f)
 {
 	PP_OPTS(pp_dma_stats, s);
 
-	if (dev == NULL || f == NULL || pp_dma_dev_get_stats(dev, &s) != 0)
+	if (!dma_dev_ok(dev) || f == NULL || pp_dma_dev_get_stats(dev, &s) != 0)
 		return dma_einval();
-	fprintf(f, "device %s\n", dev->name);
+	fprintf(f, "device %s\n", dev->p->name);
 	fprintf(f, "unbound %u\n", s.unbound);
 	fprintf(f, "last_fault %s at %#llx\n",
 		pp_dma_fault_str(s.last_fault_reason),
@@ -625,8 +657,8 @@ static const struct pp_dma_ops identity_ops = {
 	.access = identity_access,
 };
 
-struct device *
-pp_dma_identity_create(const struct pp_dma_dev_opts *opts)
+static struct device *
+identity_setup(struct device *dev, const struct pp_dma_dev_opts *opts)
 {
 	unsigned int flags;
 
@@ -639,6 +671,20 @@ pp_dma_identity_create(const struct pp_dma_dev_opts *opts)
 		errno = EINVAL;
 		return NULL;
 	}
-	return _pp_dma_dev_create(&identity_ops, NULL, flags,
+	return _pp_dma_dev_create(dev, &identity_ops, NULL, flags,
 				  PP_OPTS_GET(opts, name, NULL), "identity");
+}
+
+struct device *
+pp_dma_identity_create(const struct pp_dma_dev_opts *opts)
+{
+	return identity_setup(NULL, opts);
+}
+
+int
+pp_dma_identity_init(struct device *dev, const struct pp_dma_dev_opts *opts)
+{
+	if (dev == NULL)
+		return dma_einval();
+	return _pp_dma_init_ret(identity_setup(dev, opts));
 }

@@ -2,7 +2,7 @@
 /*
  * Copyright (c) 2026 The pagepool authors
  *
- * Private: the device structure shared by the dispatch layer (dma.c) and
+ * Private: the device's state shared by the dispatch layer (dma.c) and
  * the DMA-API debugging and bounce layer (debug.c), and how the built-in
  * devices (the IOMMU model in iommu.c) are made on top of the dispatch
  * layer without going through the option checks of the public
@@ -42,7 +42,13 @@ struct dma_shard {
 
 struct dma_dbg;
 
-struct device {
+/*
+ * The library's state of a device, behind the public struct device's @p
+ * (set by _pp_dma_dev_create(), NULL again after pp_dma_dev_destroy()). A
+ * device the library allocates is @own, inside this; a device embedded in
+ * the caller's struct only points here.
+ */
+struct pp_dma_core {
 	/* Read-mostly: set at creation, read by every call. */
 	struct pp_dma_ops ops;
 	void *priv;
@@ -72,7 +78,19 @@ struct device {
 
 	/* Per-thread counters (see DMA_SHARDS). */
 	struct dma_shard shard[DMA_SHARDS];
+
+	/* The public struct of a device made by a create call (unused, zero,
+	 * for one set up in the caller's struct by an init call). */
+	struct device own PP_CACHELINE_ALIGNED;
 };
+
+/* A device the public calls accept: not NULL, and set up (create or init,
+ * and not yet destroyed). */
+static inline bool
+dma_dev_ok(const struct device *dev)
+{
+	return dev != NULL && dev->p != NULL;
+}
 
 /* The calling thread's shard + 1, or 0 before its first count. */
 extern __thread unsigned int _pp_dma_tls_shard
@@ -89,7 +107,7 @@ dma_shard_of(struct device *dev)
 
 	if (PP_UNLIKELY(s == 0))
 		s = _pp_dma_shard_assign();
-	return PP_LIKELY(s <= DMA_SHARDS) ? &dev->shard[s - 1] : NULL;
+	return PP_LIKELY(s <= DMA_SHARDS) ? &dev->p->shard[s - 1] : NULL;
 }
 
 static inline void
@@ -106,7 +124,7 @@ dma_count_in(struct device *dev, struct dma_shard *sh, enum dma_counter c,
 		return;
 	}
 	/* Statistics only: relaxed, pairs with nothing. */
-	pp_fetch_add_relaxed(&dev->ctr[c], n);
+	pp_fetch_add_relaxed(&dev->p->ctr[c], n);
 }
 
 static inline void
@@ -127,14 +145,26 @@ dma_count2(struct device *dev, enum dma_counter calls, enum dma_counter bytes,
 }
 
 /*
- * _pp_dma_dev_create() - allocate a device around @ops (copied; trusted:
- * complete and of the current size) and @priv. @flags are PP_DMA_F_*
- * (already checked); @name may be NULL for @default_name.
- * NULL with errno ENOMEM on failure; @priv is then the caller's to free.
+ * _pp_dma_dev_create() - set up a device around @ops (copied; trusted:
+ * complete and of the current size) and @priv: in @dev, the caller's
+ * struct (an init call), or, with @dev NULL, in one the library allocates
+ * (a create call). @flags are PP_DMA_F_* (already checked); the name is
+ * @name, else @dev's init_name, else @default_name.
+ * Returns the device; NULL with errno EINVAL (@dev already set up: its @p
+ * is not NULL) or ENOMEM, and @priv is then the caller's to free.
  */
-struct device *_pp_dma_dev_create(const struct pp_dma_ops *ops, void *priv,
+struct device *_pp_dma_dev_create(struct device *dev,
+				  const struct pp_dma_ops *ops, void *priv,
 				  unsigned int flags, const char *name,
 				  const char *default_name);
+
+/* _pp_dma_init_ret() - an init call's return for @dev from
+ * _pp_dma_dev_create(): 0, or the negative errno. */
+static inline int
+_pp_dma_init_ret(const struct device *dev)
+{
+	return dev != NULL ? 0 : -errno;
+}
 
 /*
  * _pp_dma_flags_valid() - @flags are known PP_DMA_F_* bits in a

@@ -443,12 +443,12 @@ static const struct pp_dma_ops iommu_ops = {
 	.release = iommu_release,
 };
 
-struct device *
-pp_iommu_create(const struct pp_iommu_opts *opts)
+/* pp_iommu_create() (@dev NULL) and pp_iommu_init() (the caller's @dev). */
+static struct device *
+iommu_setup(struct device *dev, const struct pp_iommu_opts *opts)
 {
 	uint64_t base, size;
 	unsigned int flags;
-	struct device *dev;
 	struct iommu *io;
 	int err;
 
@@ -485,7 +485,7 @@ pp_iommu_create(const struct pp_iommu_opts *opts)
 				    PP_CACHELINE_SIZE);
 	if (io->l1 == NULL)
 		goto fail;
-	dev = _pp_dma_dev_create(&iommu_ops, io, flags,
+	dev = _pp_dma_dev_create(dev, &iommu_ops, io, flags,
 				 PP_OPTS_GET(opts, name, NULL), "iommu");
 	if (dev == NULL)
 		goto fail;
@@ -495,4 +495,20 @@ fail:
 	iommu_free(io);
 	errno = err;
 	return NULL;
+}
+
+struct device *
+pp_iommu_create(const struct pp_iommu_opts *opts)
+{
+	return iommu_setup(NULL, opts);
+}
+
+int
+pp_iommu_init(struct device *dev, const struct pp_iommu_opts *opts)
+{
+	if (dev == NULL) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	return _pp_dma_init_ret(iommu_setup(dev, opts));
 }

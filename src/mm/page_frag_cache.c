@@ -474,19 +474,38 @@ void
 page_frag_free(void *addr)
 {
 	struct page *page = virt_to_page(addr);
+	int old;
 
 	if (PP_UNLIKELY(page == NULL)) {
 		errno = EINVAL;
 		return;
 	}
+	page = compound_head(page);
 	if (PP_DEBUG) {
-		dbg_free(addr, compound_head(page));
+		dbg_free(addr, page);
 		return;
 	}
-	/* put_page() is the kernel's put_page_testzero() + free_frozen_pages()
-	 * on the head: its R2/A2 drop pairs with the cache's in
-	 * frag_cache_renew() and the other holders'. */
-	put_page(compound_head(page));
+	/*
+	 * The kernel's put_page_testzero() + free_frozen_pages() on the head.
+	 * Not put_page(): virt_to_page() already proved @page ours, and
+	 * put_page() would look its region up a second time, on every free.
+	 * R2/A2, as page_ref_sub_and_test(): the release publishes this
+	 * holder's writes, the acquire orders the last dropper (here, or
+	 * the cache in frag_cache_renew()) after all of them. Needed:
+	 * relaxed, the page_frag GenMC harness finds a race.
+	 */
+	old = pp_fetch_sub_acq_rel(&page->_refcount, 1);
+	if (PP_LIKELY(old > 1))
+		return;
+	if (PP_UNLIKELY(old < 1)) {
+		/* A block nobody holds: undo, and let put_page() report it
+		 * as it reports any drop below zero. Relaxed: pairs with
+		 * nothing, the count was already wrong. */
+		pp_fetch_add_relaxed(&page->_refcount, 1);
+		put_page(page);
+		return;
+	}
+	free_frozen_pages(page, compound_order(page));
 }
 
 void
@@ -547,21 +566,18 @@ page_frag_cache_drain(struct page_frag_cache *nc)
  * ---- Extension: prepare / probe / commit / abort ----------------------------
  */
 
-void *
-__page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
-				       unsigned int fragsz,
-				       struct page_frag *pfrag, gfp_t gfp,
-				       unsigned int align_mask)
+/*
+ * prepare's slow path: no block yet, or no room for @fragsz in it. Out of
+ * line, so the common case (room left in the block) is a leaf call that
+ * saves no registers.
+ */
+static __attribute__((noinline)) void *
+frag_prepare_slow(struct page_frag_cache *nc, unsigned int fragsz,
+		  struct page_frag *pfrag, gfp_t gfp, unsigned int align_mask)
 {
 	unsigned int off, sz;
 	char *va;
 
-	if (pfrag == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!frag_args_ok(nc, fragsz, align_mask))
-		return NULL;
 	va = frag_cache_reserve(nc, fragsz, gfp, align_mask, &off, &sz);
 	if (PP_UNLIKELY(va == NULL))
 		return NULL;
@@ -569,6 +585,31 @@ __page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
 	pfrag->offset = off;
 	pfrag->size = sz - off;
 	return va + off;
+}
+
+void *
+__page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
+				       unsigned int fragsz,
+				       struct page_frag *pfrag, gfp_t gfp,
+				       unsigned int align_mask)
+{
+	unsigned long enc;
+	unsigned int off, sz;
+
+	if (PP_UNLIKELY(pfrag == NULL || !frag_args_ok(nc, fragsz,
+							align_mask))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	enc = nc->encoded_page;
+	off = (nc->offset + ~align_mask) & align_mask;
+	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
+	if (PP_UNLIKELY(enc == 0 || off + fragsz > sz))
+		return frag_prepare_slow(nc, fragsz, pfrag, gfp, align_mask);
+	pfrag->page = encoded_page(enc);
+	pfrag->offset = off;
+	pfrag->size = sz - off;
+	return (char *)encoded_va(enc) + off;
 }
 
 void *
@@ -598,24 +639,26 @@ page_frag_alloc_refill_probe(struct page_frag_cache *nc, unsigned int fragsz,
 	return (char *)encoded_va(enc) + nc->offset;
 }
 
-/* Is @pfrag space of the cached block, after its last fragment? */
-static int
+/*
+ * Is @pfrag space of the cached block, after its last fragment? Every
+ * field is checked, in as few branches as the common case allows: this
+ * runs once per fragment (the kernel checks the same with VM_BUG_ON, in
+ * debug kernels only).
+ */
+static inline int
 commit_check(const struct page_frag_cache *nc, const struct page_frag *pfrag,
 	     unsigned int used_sz)
 {
-	unsigned long enc;
-	unsigned int sz;
+	unsigned long enc, end;
 
-	if (nc == NULL || pfrag == NULL || used_sz == 0 ||
-	    used_sz > pfrag->size)
+	if (PP_UNLIKELY(nc == NULL || pfrag == NULL || pfrag->page == NULL))
 		return -EINVAL;
 	enc = nc->encoded_page;
-	if (enc == 0 || pfrag->page == NULL ||
-	    page_address(pfrag->page) != encoded_va(enc))
-		return -EINVAL;
-	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	if (pfrag->offset < nc->offset ||
-	    (unsigned long)pfrag->offset + used_sz > sz)
+	end = (unsigned long)pfrag->offset + used_sz;
+	if (PP_UNLIKELY(enc == 0 || (used_sz - 1) >= pfrag->size ||
+			page_address(pfrag->page) != encoded_va(enc) ||
+			pfrag->offset < nc->offset ||
+			end > (PAGE_SIZE << encoded_order(enc))))
 		return -EINVAL;
 	return 0;
 }

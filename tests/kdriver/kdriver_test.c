@@ -13,7 +13,10 @@
  * Checks: page_pool_create() failure reaches the driver as -EINVAL through
  * IS_ERR()/PTR_ERR(); every frame arrives intact; drops and deliveries add
  * up; the ethtool counters agree; teardown leaves nothing in flight and no
- * DMA mapping alive.
+ * DMA mapping alive. The driver's struct device is embedded in its adapter
+ * (set up behind the IOMMU model by pp_iommu_init(), the bus's part); a
+ * second embedded device goes through the driver core's calls
+ * (device_register() ... device_unregister()) and maps pages for a pool.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -120,12 +123,82 @@ test_create_error(void)
 	}
 }
 
+/*
+ * A struct device embedded in a driver's own struct, through the driver
+ * core's calls: named by init_name before and after device_register(),
+ * drvdata kept, refused a second add, mapping pages for a page_pool,
+ * ended by device_unregister() with the struct left to its owner, set up
+ * again by a second register.
+ */
+struct my_priv {
+	int before;
+	struct device dev;
+	int after;
+};
+
+static void
+test_embedded_register(void)
+{
+	struct my_priv *priv = calloc(1, sizeof(*priv));
+	struct page_pool_params pp = { 0 };
+	struct page_pool *pool;
+	struct page *page;
+	static char buf[64];
+	dma_addr_t addr;
+	int round;
+
+	CHECK(priv != NULL);
+	priv->before = priv->after = 0x5a5a;
+	priv->dev.init_name = "ppnic-reg";
+	dev_set_drvdata(&priv->dev, priv);
+	CHECK(strcmp(dev_name(&priv->dev), "ppnic-reg") == 0);
+	/* Not added: the DMA calls refuse it. */
+	CHECK(dma_map_single(&priv->dev, buf, sizeof(buf), DMA_TO_DEVICE) ==
+	      DMA_MAPPING_ERROR);
+	CHECK(pp_dma_dev_unbind(&priv->dev) == -EINVAL);
+	for (round = 0; round < 2; round++) {
+		CHECK(device_register(&priv->dev) == 0);
+		CHECK(priv->dev.p != NULL);
+		CHECK(strcmp(dev_name(&priv->dev), "ppnic-reg") == 0);
+		CHECK(device_add(&priv->dev) == -EINVAL);
+		CHECK(dev_get_drvdata(&priv->dev) == priv);
+		/* No IOMMU: the DMA address is the address. */
+		addr = dma_map_single(&priv->dev, buf, sizeof(buf),
+				      DMA_TO_DEVICE);
+		CHECK(addr == (dma_addr_t)(uintptr_t)buf);
+		dma_unmap_single(&priv->dev, addr, sizeof(buf), DMA_TO_DEVICE);
+
+		pp.flags = PP_FLAG_DMA_MAP;
+		pp.pool_size = 64;
+		pp.nid = NUMA_NO_NODE;
+		pp.dev = &priv->dev;
+		pp.dma_dir = DMA_FROM_DEVICE;
+		pool = page_pool_create(&pp);
+		CHECK(!IS_ERR(pool));
+		page = page_pool_dev_alloc_pages(pool);
+		CHECK(page != NULL);
+		CHECK(page_pool_get_dma_addr(page) ==
+		      (dma_addr_t)(uintptr_t)page_address(page));
+		page_pool_put_full_page(pool, page, false);
+		page_pool_destroy(pool);
+
+		device_unregister(&priv->dev);
+		CHECK(priv->dev.p == NULL);
+		CHECK(dev_get_drvdata(&priv->dev) == priv);
+		CHECK(strcmp(dev_name(&priv->dev), "ppnic-reg") == 0);
+	}
+	device_unregister(&priv->dev);	/* not added: nothing to do */
+	CHECK(priv->before == 0x5a5a && priv->after == 0x5a5a);
+	free(priv);
+}
+
 int
 main(void)
 {
 	PP_OPTS(pp_iommu_opts, io, .flags = PP_DMA_F_QUIET);
 	struct ppnic_frame frames[BUDGET];
-	struct ppnic_rx_ring ring;
+	struct ppnic_adapter *ad;
+	struct ppnic_rx_ring *rp;
 	struct pp_dma_stats ds;
 	u32 hw_next = 0, seq = 0, expect = 0;
 	u64 delivered = 0, dropped = 0;
@@ -134,25 +207,33 @@ main(void)
 	int i, n;
 
 	test_create_error();
+	test_embedded_register();
 
-	memset(&ring, 0, sizeof(ring));
-	napi_init_current(&ring.napi);	/* netif_napi_add + napi_enable */
-	ring.dev = pp_iommu_create(&io);
-	CHECK(ring.dev != NULL);
-	CHECK(ppnic_rx_ring_init(&ring, ring.dev, RING_SIZE) == 0);
-	CHECK(!IS_ERR_OR_NULL(ring.page_pool));
-	CHECK(ppnic_rx_refill(&ring) == RING_SIZE - 1);
+	/* The bus: the adapter (kzalloc) with its device set up behind the
+	 * IOMMU model, named by init_name; then the driver's probe. */
+	ad = calloc(1, sizeof(*ad));
+	CHECK(ad != NULL);
+	ad->dev.init_name = "ppnic0";
+	CHECK(pp_iommu_init(&ad->dev, &io) == 0);
+	CHECK(strcmp(dev_name(&ad->dev), "ppnic0") == 0);
+	CHECK(pp_iommu_init(&ad->dev, &io) == -EINVAL);	/* already set up */
+	rp = &ad->rx;
+	napi_init_current(&rp->napi);	/* netif_napi_add + napi_enable */
+	CHECK(ppnic_probe(&ad->dev, RING_SIZE) == 0);
+	CHECK(rp->dev == &ad->dev && dev_get_drvdata(&ad->dev) == ad);
+	CHECK(!IS_ERR_OR_NULL(rp->page_pool));
+	CHECK(ppnic_rx_refill(rp) == RING_SIZE - 1);
 
 	CHECK(ptr_ring_init(&stack_q, 4096, GFP_KERNEL) == 0);
-	stack_pool = ring.page_pool;
+	stack_pool = rp->page_pool;
 	CHECK(pthread_create(&th, NULL, stack_thread, NULL) == 0);
 
-	while (ring.packets + ring.drops < FRAMES) {
+	while (rp->packets + rp->drops < FRAMES) {
 		if (seq < FRAMES)
-			hw_receive(&ring, &hw_next,
+			hw_receive(rp, &hw_next,
 				   FRAMES - seq < BUDGET ? FRAMES - seq : BUDGET,
 				   &seq);
-		n = ppnic_poll(&ring, BUDGET, frames);
+		n = ppnic_poll(rp, BUDGET, frames);
 		for (i = 0; i < n; i++) {
 			const unsigned char *data =
 				(const unsigned char *)page_address(
@@ -185,13 +266,13 @@ main(void)
 		if (i % 5 == 1 || i % 7 == 3)
 			dropped++;
 	CHECK(seq == FRAMES);
-	CHECK(ring.packets == delivered);
-	CHECK(ring.drops == dropped);
+	CHECK(rp->packets == delivered);
+	CHECK(rp->drops == dropped);
 
 	stats = calloc(ppnic_get_sset_count(), sizeof(*stats));
 	CHECK(stats != NULL);
-	ppnic_get_ethtool_stats(&ring, stats);
-	CHECK(stats[0] == ring.packets && stats[2] == ring.drops);
+	ppnic_get_ethtool_stats(rp, stats);
+	CHECK(stats[0] == rp->packets && stats[2] == rp->drops);
 	CHECK(stats[4] > 0);		/* rx_pp_alloc_fast */
 	CHECK(stats[4 + 6] > 0);	/* rx_pp_recycle_cached: the drops */
 	CHECK(stats[4 + 8] > 0);	/* rx_pp_recycle_ring: the stack */
@@ -207,13 +288,16 @@ main(void)
 		free(names);
 	}
 
-	ppnic_rx_ring_free(&ring);
+	ppnic_remove(&ad->dev);
 	memset(&ds, 0, sizeof(ds));
 	ds.sz = sizeof(ds);
-	CHECK(pp_dma_dev_get_stats(ring.dev, &ds) == 0);
+	CHECK(pp_dma_dev_get_stats(&ad->dev, &ds) == 0);
 	CHECK(ds.live_mappings == 0);
 	CHECK(ds.faults == 0);
-	pp_dma_dev_destroy(ring.dev);
+	CHECK(ds.maps > 0);	/* the pool mapped through the embedded device */
+	pp_dma_dev_destroy(&ad->dev);
+	CHECK(ad->dev.p == NULL);
+	free(ad);
 	printf("ppnic: %llu frames delivered, %llu dropped and recycled\n",
 	       (unsigned long long)delivered, (unsigned long long)dropped);
 	return 0;

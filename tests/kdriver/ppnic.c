@@ -235,3 +235,31 @@ ppnic_rx_ring_free(struct ppnic_rx_ring *ring)
 	ring->bufs = NULL;
 	ring->desc = NULL;
 }
+
+/*
+ * Probe and remove, as a PCI driver's: the device is the one embedded in
+ * the adapter; the ring maps through it.
+ */
+int
+ppnic_probe(struct device *dev, u32 count)
+{
+	struct ppnic_adapter *ad = to_ppnic_adapter(dev);
+	int err;
+
+	err = ppnic_rx_ring_init(&ad->rx, &ad->dev, count);
+	if (err) {
+		dev_err(dev, "RX ring: %d\n", err);
+		return err;
+	}
+	dev_set_drvdata(dev, ad);
+	return 0;
+}
+
+void
+ppnic_remove(struct device *dev)
+{
+	struct ppnic_adapter *ad = dev_get_drvdata(dev);
+
+	ppnic_rx_ring_free(&ad->rx);
+	dev_set_drvdata(dev, NULL);
+}

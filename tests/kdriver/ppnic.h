@@ -16,6 +16,8 @@
 #define PPNIC_H
 
 #include <linux/bits.h>
+#include <linux/device.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <net/page_pool/types.h>
 
@@ -50,6 +52,25 @@ struct ppnic_rx_ring {
 	u64 packets, bytes, drops, alloc_fail;
 };
 
+/*
+ * The adapter: the driver's private struct, with its struct device
+ * embedded as the kernel's pci_dev embeds one (the "bus", the test, sets
+ * the device up before probe, behind the IOMMU model) and its RX ring.
+ */
+struct ppnic_adapter {
+	struct device dev;
+	struct ppnic_rx_ring rx;
+	u32 msg_enable;
+};
+
+static inline struct ppnic_adapter *
+to_ppnic_adapter(struct device *dev)
+{
+	return container_of(dev, struct ppnic_adapter, dev);
+}
+
+int ppnic_probe(struct device *dev, u32 count);
+void ppnic_remove(struct device *dev);
 int ppnic_rx_ring_init(struct ppnic_rx_ring *ring, struct device *dev,
 		       u32 count);
 int ppnic_rx_refill(struct ppnic_rx_ring *ring);

@@ -8,6 +8,7 @@
  * tool can run both on the same frames. See frag_sock.h.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,6 +77,73 @@ frag_sock_page_frag_refill(unsigned int sz, struct page_frag *pf)
 	return true;
 }
 
+/* A fragment of @page's block was handed out: remember the block. */
+static void
+frag_sock_track_slow(struct frag_sock *sk, struct page *page)
+{
+	unsigned int mask, i;
+
+	if (2 * (sk->nr_blocks + 1) > sk->blocks_cap) {
+		unsigned int cap = sk->blocks_cap ? 2 * sk->blocks_cap : 64;
+		struct page **nb = calloc(cap, sizeof(*nb));
+
+		if (nb == NULL) {
+			sk->untracked++;
+			return;
+		}
+		for (unsigned int j = 0; j < sk->blocks_cap; j++) {
+			if (sk->blocks[j] == NULL)
+				continue;
+			i = (unsigned int)((uintptr_t)sk->blocks[j] >> 6) & (cap - 1);
+			while (nb[i] != NULL)
+				i = (i + 1) & (cap - 1);
+			nb[i] = sk->blocks[j];
+		}
+		free(sk->blocks);
+		sk->blocks = nb;
+		sk->blocks_cap = cap;
+	}
+	mask = sk->blocks_cap - 1;
+	for (i = (unsigned int)((uintptr_t)page >> 6) & mask;
+	     sk->blocks[i] != NULL; i = (i + 1) & mask)
+		if (sk->blocks[i] == page)
+			return;
+	sk->blocks[i] = page;
+	sk->nr_blocks++;
+}
+
+static inline void
+frag_sock_track(struct frag_sock *sk, struct page *page)
+{
+	page = compound_head(page);
+	if (PP_LIKELY(page == sk->last))
+		return;
+	sk->last = page;
+	frag_sock_track_slow(sk, page);
+}
+
+void
+frag_sock_destroy(struct frag_sock *sk)
+{
+	free(sk->blocks);
+	sk->blocks = NULL;
+	sk->nr_blocks = sk->blocks_cap = 0;
+	sk->last = NULL;
+}
+
+long
+frag_sock_blocks_held(const struct frag_sock *sk)
+{
+	long held = 0;
+
+	if (sk->untracked > 0)
+		return -1;
+	for (unsigned int i = 0; i < sk->blocks_cap; i++)
+		held += sk->blocks[i] != NULL &&
+			page_ref_count(sk->blocks[i]) != 0;
+	return held;
+}
+
 /* Copy @n bytes of @iov, after skipping @skip, to @dst. */
 static void
 iov_copy(void *dst, const struct iovec *iov, int iovcnt, size_t skip,
@@ -134,10 +202,13 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 	void *va;
 	int ret;
 
-	/* Take what is left after the last fragment, if enough... */
+	/*
+	 * Take what is left after the last fragment, if enough (probe: it
+	 * never opens a block, and costs less than prepare)...
+	 */
 	va = page_frag_alloc_refill_probe(&sk->nc, FRAG_SOCK_MIN_ROOM, &pf);
 	if (va == NULL) {
-		/* ...else a fresh block. */
+		/* ...else a fresh block (or this one again, if all is back). */
 		va = page_frag_alloc_refill_prepare(&sk->nc,
 						    FRAG_SOCK_MIN_ROOM, &pf,
 						    GFP_KERNEL);
@@ -145,6 +216,7 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 			return -ENOMEM;
 		sk->refills++;
 	}
+	frag_sock_track(sk, pf.page);
 	f = frag_sock_can_coalesce(skb, pf.page, pf.offset);
 	if (f == NULL && skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
 		return -EMSGSIZE;	/* nothing committed: nothing to undo */
@@ -189,6 +261,7 @@ frag_sock_copy_page_frag(struct frag_sock *sk, struct sk_buff *skb,
 		return -ENOMEM;
 	if (pf->page != old)
 		sk->refills++;
+	frag_sock_track(sk, pf->page);
 	n = pf->size - pf->offset;
 	if (n > left)
 		n = left;
@@ -270,6 +343,7 @@ frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
 		pf = sk->pf;
 		va = (unsigned char *)page_address(pf.page) + pf.offset;
 	}
+	frag_sock_track(sk, pf.page);
 	n = read(fd, va, max_len);
 	if (n < 0)
 		return errno == EAGAIN ? 0 : -errno;

@@ -60,6 +60,16 @@ struct frag_sock {
 	struct page_frag pf;		/* FRAG_SOCK_PAGE_FRAG */
 	uint64_t refills;		/* blocks opened because room ran out */
 	uint64_t coalesced;		/* copies appended to the last frag */
+	/*
+	 * Every block a fragment was cut from, for frag_sock_blocks_held():
+	 * an open-addressing set of @blocks_cap slots (a power of two,
+	 * grown at half full), @last the block of the latest fragment.
+	 * @untracked: fragments from blocks not recorded (no memory).
+	 */
+	struct page **blocks;
+	unsigned int nr_blocks, blocks_cap;
+	struct page *last;
+	uint64_t untracked;
 };
 
 /** struct frag_frame - a received frame: page, offset, length, address. */
@@ -75,9 +85,13 @@ void frag_sock_init(struct frag_sock *sk, enum frag_sock_path path);
 
 /*
  * Give back the cached block (the socket is closing). Fragments still out
- * stay valid until freed; the block goes when the last is.
+ * stay valid until freed; the block goes when the last is. The record of
+ * blocks used stays for frag_sock_blocks_held() until frag_sock_destroy().
  */
 void frag_sock_release(struct frag_sock *sk);
+
+/* Free the record of blocks used (after frag_sock_blocks_held()). */
+void frag_sock_destroy(struct frag_sock *sk);
 
 /*
  * The pre-seed refill, as skb_page_frag_refill(): make @sz bytes available
@@ -106,5 +120,13 @@ ssize_t frag_sock_read_frame(struct frag_sock *sk, int fd,
 
 /* Drop the frame's reference; from any thread. */
 void frag_frame_free(struct frag_frame *fr);
+
+/*
+ * After frag_sock_release() and every fragment freed: how many of the
+ * blocks @sk cut fragments from still hold a reference (0: no fragment
+ * lost, every block back with the page allocator). -1 if memory ran out
+ * to record them all, so the answer would be partial. Context: the owner, once nothing else frees its fragments.
+ */
+long frag_sock_blocks_held(const struct frag_sock *sk);
 
 #endif /* PAGEPOOL_TOOLS_FRAG_SOCK_H */
