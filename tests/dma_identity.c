@@ -10,9 +10,12 @@
  * the kernel-named wrappers, and allocation failure at create. Devices
  * embedded in the caller's struct: set up in place by the three init
  * calls, refused while set up or not yet set up, left to their owner by
- * destroy and set up again, untouched by a failed init.
+ * destroy and set up again, untouched by a failed init. And exact counts
+ * from more threads at once than there are per-thread counter shards (the
+ * later ones count in the shared atomics).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -666,6 +669,94 @@ test_alloc_failure(void)
 	pp_dma_dev_destroy(dev);
 }
 
+#define SHARD_THREADS	48	/* more than the device's 32 shards */
+#define SHARD_ROUNDS	500
+
+struct shard_arg {
+	struct device *dev;
+	dma_addr_t addr;
+	unsigned char *mem;
+	pthread_barrier_t *start;
+};
+
+static void *
+shard_worker(void *p)
+{
+	struct shard_arg *a = p;
+	unsigned char frame[64] = { 0x5a };
+	int i;
+
+	pthread_barrier_wait(a->start);
+	for (i = 0; i < SHARD_ROUNDS; i++) {
+		CHECK_EQ(pp_dma_sync_for_cpu(a->dev, a->addr, 0, 64,
+					     DMA_BIDIRECTIONAL), 0);
+		CHECK_EQ(pp_dma_sync_for_device(a->dev, a->addr, 0, 100,
+						DMA_BIDIRECTIONAL), 0);
+		CHECK_EQ(pp_dma_dev_write(a->dev, a->addr, frame, 64), 0);
+		CHECK_EQ(pp_dma_dev_read(a->dev, a->addr, frame, 32), 0);
+	}
+	return NULL;
+}
+
+/*
+ * Counters are per-thread shards for the first threads and shared atomics
+ * for the rest: from more threads at once than there are shards, every
+ * count arrives, on two devices at once (shards are per device).
+ */
+static void
+test_counter_shards(void)
+{
+	static unsigned char mem[2][4096] __attribute__((aligned(4096)));
+	struct shard_arg arg[SHARD_THREADS];
+	pthread_t th[SHARD_THREADS];
+	pthread_barrier_t start;
+	struct device *dev[2];
+	dma_addr_t addr[2];
+	uint64_t n = (uint64_t)SHARD_THREADS * SHARD_ROUNDS / 2;
+	int i, d;
+
+	for (d = 0; d < 2; d++) {
+		dev[d] = pp_dma_identity_create(NULL);
+		CHECK(dev[d] != NULL);
+		addr[d] = pp_dma_map(dev[d], mem[d], sizeof(mem[d]),
+				     DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+		CHECK(!pp_dma_mapping_error(dev[d], addr[d]));
+	}
+	CHECK_EQ(pthread_barrier_init(&start, NULL, SHARD_THREADS), 0);
+	for (i = 0; i < SHARD_THREADS; i++) {
+		/* Each thread's device writes go to a slice of its own. */
+		arg[i] = (struct shard_arg){ dev[i & 1],
+					     addr[i & 1] + (dma_addr_t)(i / 2) * 64,
+					     mem[i & 1], &start };
+		CHECK_EQ(pthread_create(&th[i], NULL, shard_worker, &arg[i]),
+			 0);
+	}
+	for (i = 0; i < SHARD_THREADS; i++)
+		CHECK_EQ(pthread_join(th[i], NULL), 0);
+	pthread_barrier_destroy(&start);
+	for (d = 0; d < 2; d++) {
+		struct pp_dma_stats s = { .sz = sizeof(s) };
+
+		CHECK_EQ(pp_dma_unmap(dev[d], addr[d], sizeof(mem[d]),
+				      DMA_BIDIRECTIONAL,
+				      DMA_ATTR_SKIP_CPU_SYNC), 0);
+		CHECK_EQ(pp_dma_dev_get_stats(dev[d], &s), 0);
+		CHECK_EQ(s.syncs_for_cpu, n);
+		CHECK_EQ(s.bytes_synced_for_cpu, n * 64);
+		CHECK_EQ(s.syncs_for_device, n);
+		CHECK_EQ(s.bytes_synced_for_device, n * 100);
+		CHECK_EQ(s.dev_writes, n);
+		CHECK_EQ(s.bytes_written, n * 64);
+		CHECK_EQ(s.dev_reads, n);
+		CHECK_EQ(s.bytes_read, n * 32);
+		CHECK_EQ(s.maps, 1);
+		CHECK_EQ(s.unmaps, 1);
+		CHECK_EQ(s.live_mappings, 0);
+		CHECK_EQ(s.faults, 0);
+		pp_dma_dev_destroy(dev[d]);
+	}
+}
+
 static dma_addr_t
 embed_map(struct device *dev, void *vaddr, size_t size,
 	  enum dma_data_direction dir, unsigned long attrs)
@@ -845,5 +936,6 @@ main(void)
 	test_stats_versions();
 	test_custom_ops();
 	test_alloc_failure();
+	test_counter_shards();
 	return T_EXIT_PASS;
 }

@@ -9,7 +9,8 @@
  * polled by one thread (pages come back directly) and by two (pages come
  * back through the pool's ring), and into a CPU map whose thread builds
  * the skbs; the wire on its own thread; generic XDP's head copy when a
- * driver left too little headroom; four RX queues fed by RSS. Frames are counted from the
+ * driver left too little headroom, and its linearizing of non-linear
+ * skbs (skb_linearize()); four RX queues fed by RSS. Frames are counted from the
  * wire to where they end (sent = received; received = dropped + passed to
  * the stack + transmitted + exceptions), the DMA layer sees no fault and
  * no mapping left, and each queue's page_pool is freed at once when the
@@ -617,6 +618,146 @@ generic_headroom(void)
 	netsim_destroy(dev);
 }
 
+struct linear_seen {
+	unsigned int len;
+	unsigned int bad;	/* payload bytes out of place */
+};
+
+/* Records the packet's length and checks the payload pattern, which a
+ * program can only see if the packet is one buffer. */
+static uint32_t
+linear_prog(struct xdp_md *ctx, void *priv)
+{
+	struct linear_seen *ls = priv;
+	unsigned char *p = ctx->data, *end = ctx->data_end;
+	unsigned int i;
+
+	ls->len = (unsigned int)(end - p);
+	for (i = 42; p + i < end; i++)
+		if (p[i] != (unsigned char)(i - 42))
+			ls->bad++;
+	return XDP_PASS;
+}
+
+/*
+ * An Ethernet/IPv4/UDP frame whose 42 header bytes are in a head built
+ * over a page of @pool with @headroom in front, and whose payload is in
+ * @nfrags page fragments of @fraglen bytes from the same pool (the pattern
+ * 0, 1, 2, ... over the whole payload), marked for recycling: a driver's
+ * multi-buffer receive (skb_add_rx_frag()).
+ */
+static struct sk_buff *
+nonlinear_skb(struct net_device *dev, struct page_pool *pool,
+	      unsigned int headroom, unsigned int nfrags, unsigned int fraglen)
+{
+	unsigned char hdr[42] = {
+		0x02, 0, 0, 0, 0, 0x09,  0x02, 0, 0, 0, 0, 0x01,  0x08, 0x00,
+		0x45, 0, 0, 0, 0, 0, 0, 0, 64, 17, 0, 0,
+		10, 0, 0, 1, 10, 0, 0, 2,
+		0, 9, 0, 9, 0, 0, 0, 0,
+	};
+	unsigned int tot = 28 + nfrags * fraglen, i, j, n = 0;
+	struct page *page = page_pool_dev_alloc_pages(pool);
+	struct sk_buff *skb;
+
+	CHECK(page != NULL);
+	hdr[16] = (unsigned char)(tot >> 8);
+	hdr[17] = (unsigned char)tot;
+	hdr[38] = (unsigned char)((tot - 20) >> 8);
+	hdr[39] = (unsigned char)(tot - 20);
+	skb = napi_build_skb(page_address(page), PAGE_SIZE);
+	CHECK(skb != NULL);
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, (int)headroom);
+	memcpy(__skb_put(skb, sizeof(hdr)), hdr, sizeof(hdr));
+	for (i = 0; i < nfrags; i++) {
+		unsigned char *va;
+
+		page = page_pool_dev_alloc_pages(pool);
+		CHECK(page != NULL);
+		va = page_address(page);
+		for (j = 0; j < fraglen; j++)
+			va[100 + j] = (unsigned char)n++;
+		CHECK_EQ(skb_add_rx_frag(skb, (int)i, page, 100, (int)fraglen,
+					 PAGE_SIZE), 0);
+	}
+	skb->protocol = eth_type_trans(skb, dev);
+	return skb;
+}
+
+/*
+ * Generic XDP runs the program on one linear buffer, as the kernel's
+ * netif_receive_generic_xdp() makes it (pskb_expand_head() and
+ * skb_linearize()): a non-linear skb, with enough headroom or too little,
+ * reaches the program whole and then the stack; the fragments' pages go
+ * back to their pool. And skb_linearize() itself: a head with room for the
+ * fragments' bytes, and one without (grown first).
+ */
+static void
+generic_nonlinear(void)
+{
+	struct linear_seen ls = { 0 };
+	struct bpf_prog prog = { .run = linear_prog, .priv = &ls };
+	struct page_pool_params pp = { .pool_size = 64,
+				       .nid = NUMA_NO_NODE };
+	struct net_device *dev = netsim_create(NULL);
+	struct page_pool *pool = page_pool_create(&pp);
+	struct sk_buff *skb;
+	unsigned char *head;
+	unsigned int i;
+
+	CHECK(dev != NULL && pool != NULL);
+	pp_test_watch_free(pool);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_SKB_MODE), 0);
+
+	/* Headroom enough (native XDP's), three fragments. */
+	skb = nonlinear_skb(dev, pool, XDP_PACKET_HEADROOM, 3, 300);
+	CHECK(skb_is_nonlinear(skb));
+	CHECK_EQ(netif_receive_skb(skb), 0);
+	CHECK_EQ(ls.len, 42 + 3 * 300);
+	CHECK_EQ(ls.bad, 0);
+	CHECK_EQ(dev->stack.udp, 1);
+
+	/* Headroom short too: one head copy does both. */
+	memset(&ls, 0, sizeof(ls));
+	skb = nonlinear_skb(dev, pool, NET_SKB_PAD, 2, 1000);
+	CHECK_EQ(netif_receive_skb(skb), 0);
+	CHECK_EQ(ls.len, 42 + 2 * 1000);
+	CHECK_EQ(ls.bad, 0);
+	CHECK_EQ(dev->stack.udp, 2);
+	CHECK_EQ(dev->stack.malformed, 0);
+
+	/* skb_linearize() alone: room in the head, so no new head ... */
+	skb = nonlinear_skb(dev, pool, XDP_PACKET_HEADROOM, 2, 100);
+	head = skb->head;
+	CHECK_EQ(skb_linearize(skb), 0);
+	CHECK(skb->head == head);
+	CHECK(!skb_is_nonlinear(skb));
+	CHECK_EQ(skb_shinfo(skb)->nr_frags, 0);
+	CHECK_EQ(skb_headlen(skb), 42 - ETH_HLEN + 200);
+	for (i = 0; i < 200; i++)
+		CHECK_EQ(skb->data[42 - ETH_HLEN + i], (unsigned char)i);
+	CHECK_EQ(skb_linearize(skb), 0);	/* linear: nothing to do */
+	kfree_skb(skb);
+
+	/* ... and a head too small for the fragments: grown first. */
+	skb = nonlinear_skb(dev, pool, XDP_PACKET_HEADROOM, 4, 2000);
+	head = skb->head;
+	CHECK_EQ(skb_linearize(skb), 0);
+	CHECK(skb->head != head);
+	CHECK_EQ(skb->len, 42 - ETH_HLEN + 8000);
+	CHECK_EQ(skb_headlen(skb), skb->len);
+	for (i = 0; i < 8000; i++)
+		CHECK_EQ(skb->data[42 - ETH_HLEN + i], (unsigned char)i);
+	kfree_skb(skb);
+	CHECK_EQ(skb_linearize(NULL), -EINVAL);
+
+	/* Every head and fragment page came back: destroy frees the pool. */
+	page_pool_destroy(pool);
+	CHECK(pp_test_is_freed());
+	netsim_destroy(dev);
+}
+
 /* A redirect to a device that is down, or gone, is an exception. */
 static void
 redirect_nowhere(void)
@@ -804,6 +945,7 @@ run_all(void)
 		run_cpumap(m & 1, m & 2);
 	cpumap_badinput();
 	generic_headroom();
+	generic_nonlinear();
 	for (m = 0; m < 4; m++)
 		run_multiqueue(m & 1, m & 2);
 	run_multiqueue_threads();

@@ -157,8 +157,9 @@ struct device {
 #define PP_DMA_F_QUIET		(1u << 0)
 /* A fault ends the process with abort(), after the report. */
 #define PP_DMA_F_FATAL		(1u << 1)
-/* Coherent device: pp_dma_dev_need_sync() is false, so callers following
- * the kernel (page_pool) skip syncs; syncs still work if made. */
+/* Coherent device: pp_dma_dev_need_sync() is false (unless PP_DMA_F_DEBUG),
+ * so callers following the kernel (page_pool) skip syncs; syncs still work
+ * if made. */
 #define PP_DMA_F_COHERENT	(1u << 2)
 /*
  * DMA-API debugging, as the kernel's CONFIG_DMA_API_DEBUG: the dispatch
@@ -449,8 +450,9 @@ PP_API const char *pp_dma_dev_name(const struct device *dev);
 
 /**
  * pp_dma_dev_need_sync() - whether syncs do anything on @dev: false for a
- * PP_DMA_F_COHERENT device (and NULL), true otherwise. The kernel's
- * dma_dev_need_sync().
+ * PP_DMA_F_COHERENT device without PP_DMA_F_DEBUG (and NULL), true
+ * otherwise. The kernel's dma_dev_need_sync(), which is true on every
+ * device under CONFIG_DMA_API_DEBUG.
  */
 PP_API bool pp_dma_dev_need_sync(const struct device *dev);
 

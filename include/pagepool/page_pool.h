@@ -607,7 +607,8 @@ page_pool_get_dma_dir(const struct page_pool *pool)
  * page_pool_dma_sync_for_cpu() - make @size bytes at @offset (after the
  * pool's params.offset) visible to the CPU after the device wrote them.
  * Nothing is synced, and errno is EINVAL, for a NULL argument, a page that
- * is not @pool's, or a range running past the block.
+ * is not @pool's, or a range running past the block; nor on a device that
+ * needs no syncs (pp_dma_dev_need_sync() false), as in the kernel.
  * Context: the holder of the page.
  */
 PP_API void page_pool_dma_sync_for_cpu(const struct page_pool *pool,

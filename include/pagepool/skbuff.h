@@ -331,6 +331,16 @@ PP_API int skb_add_rx_frag(struct sk_buff *skb, int i, struct page *page,
 PP_API int pskb_expand_head(struct sk_buff *skb, int nhead, int ntail,
 			    gfp_t gfp);
 
+/**
+ * skb_linearize() - copy every fragment byte of @skb into its head, growing
+ * the head (pskb_expand_head()) if its tailroom is short, and release the
+ * fragments as freeing the skb would (to their page_pool if marked).
+ * Return: 0 (also for a linear skb); -EINVAL, -ENOMEM (the skb is then
+ * unchanged).
+ * Context: the skb's holder.
+ */
+PP_API int skb_linearize(struct sk_buff *skb);
+
 /** skb_get() - take another reference to @skb. */
 static inline struct sk_buff *
 skb_get(struct sk_buff *skb)
@@ -373,7 +383,8 @@ PP_API void napi_consume_skb(struct sk_buff *skb, int budget);
 
 /**
  * pp_skb_cache_thread_drain() - give the calling thread's cached skb
- * structs back to the general allocator (done at thread exit anyway).
+ * structs (its napi cache and the structs kfree_skb() kept) back to the
+ * general allocator (done at thread exit anyway).
  */
 PP_API void pp_skb_cache_thread_drain(void);
 

@@ -14,7 +14,9 @@
  *
  * Counters are relaxed atomics on their own cache lines: they order
  * nothing, and map/sync sit on page_pool's refill and recycle paths, where
- * a lock would cost more than the work being counted.
+ * a lock would cost more than the work being counted. Each thread counts
+ * in its own shard (dma_priv.h), so the RX path's device write and syncs
+ * take no locked instruction at all.
  *
  * The identity device is the machine without an IOMMU: the DMA address is
  * the virtual address and syncs are compiler barriers (x86 DMA is cache
@@ -34,6 +36,24 @@
 #include "lib/mem_priv.h"
 #include "lib/opts_priv.h"
 #include "lib/usdt.h"
+
+__thread unsigned int _pp_dma_tls_shard
+	__attribute__((tls_model("initial-exec")));
+static unsigned int dma_shard_next;
+
+unsigned int
+_pp_dma_shard_assign(void)
+{
+	/* Relaxed: only hands out distinct numbers; each shard's counters
+	 * are then written by this thread alone. Past DMA_SHARDS the
+	 * number stays above it (the shared counters). */
+	unsigned int s = pp_fetch_add_relaxed(&dma_shard_next, 1u) + 1;
+
+	if (s > DMA_SHARDS)
+		s = DMA_SHARDS + 1;
+	_pp_dma_tls_shard = s;
+	return s;
+}
 
 static inline bool
 dma_dir_valid(enum dma_data_direction dir)
@@ -311,7 +331,10 @@ pp_dma_dev_name(const struct device *dev)
 bool
 pp_dma_dev_need_sync(const struct device *dev)
 {
-	return dma_dev_ok(dev) && !(dev->p->flags & PP_DMA_F_COHERENT);
+	/* As the kernel with CONFIG_DMA_API_DEBUG: the debug checks see
+	 * the syncs of a coherent device too. */
+	return dma_dev_ok(dev) && (!(dev->p->flags & PP_DMA_F_COHERENT) ||
+				   (dev->p->flags & PP_DMA_F_DEBUG));
 }
 
 /* ------------------------------------------------------------------ */
@@ -320,13 +343,12 @@ pp_dma_dev_need_sync(const struct device *dev)
 static void
 dma_count_sync(struct device *dev, bool for_cpu, size_t size)
 {
-	if (for_cpu) {
-		dma_count(dev, DMA_C_syncs_for_cpu, 1);
-		dma_count(dev, DMA_C_bytes_synced_for_cpu, size);
-	} else {
-		dma_count(dev, DMA_C_syncs_for_device, 1);
-		dma_count(dev, DMA_C_bytes_synced_for_device, size);
-	}
+	if (for_cpu)
+		dma_count2(dev, DMA_C_syncs_for_cpu, DMA_C_bytes_synced_for_cpu,
+			   size);
+	else
+		dma_count2(dev, DMA_C_syncs_for_device,
+			   DMA_C_bytes_synced_for_device, size);
 }
 
 dma_addr_t
@@ -395,6 +417,12 @@ pp_dma_unmap(struct device *dev, dma_addr_t addr, size_t size,
 	return 0;
 }
 
+static inline bool identity_bad(dma_addr_t addr, size_t size);
+static int identity_sync(struct device *dev, dma_addr_t addr, size_t size,
+			 enum dma_data_direction dir);
+static int identity_access(struct device *dev, dma_addr_t addr, void *buf,
+			   size_t len, bool to_memory);
+
 static int
 dma_sync(struct device *dev, dma_addr_t addr, size_t offset, size_t size,
 	 enum dma_data_direction dir, bool for_cpu)
@@ -410,7 +438,13 @@ dma_sync(struct device *dev, dma_addr_t addr, size_t offset, size_t size,
 					PP_DMA_FAULT_UNBOUND);
 	op = for_cpu ? dev->p->ops.sync_single_for_cpu :
 		       dev->p->ops.sync_single_for_device;
-	if (op != NULL) {
+	/* The plain identity device inline, as dma_access(). */
+	if (PP_LIKELY(op == identity_sync)) {
+		if (PP_UNLIKELY(identity_bad(addr + offset, size)))
+			return pp_dma_dev_fault(dev, addr + offset,
+						PP_DMA_FAULT_UNMAPPED);
+		pp_barrier();
+	} else if (op != NULL) {
 		ret = op(dev, addr + offset, size, dir);
 		if (ret != 0)
 			return ret;
@@ -447,16 +481,18 @@ dma_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 	}
 	if (dma_is_unbound(dev))
 		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNBOUND);
-	ret = dev->p->ops.access(dev, addr, buf, len, to_memory);
+	/* The plain identity device (its op not wrapped by the debug layer)
+	 * is called directly: the RX path's per-frame device write. */
+	if (PP_LIKELY(dev->p->ops.access == identity_access))
+		ret = identity_access(dev, addr, buf, len, to_memory);
+	else
+		ret = dev->p->ops.access(dev, addr, buf, len, to_memory);
 	if (ret != 0)
 		return ret;
-	if (to_memory) {
-		dma_count(dev, DMA_C_dev_writes, 1);
-		dma_count(dev, DMA_C_bytes_written, len);
-	} else {
-		dma_count(dev, DMA_C_dev_reads, 1);
-		dma_count(dev, DMA_C_bytes_read, len);
-	}
+	if (to_memory)
+		dma_count2(dev, DMA_C_dev_writes, DMA_C_bytes_written, len);
+	else
+		dma_count2(dev, DMA_C_dev_reads, DMA_C_bytes_read, len);
 	return 0;
 }
 
@@ -476,6 +512,20 @@ pp_dma_dev_read(struct device *dev, dma_addr_t addr, void *dst, size_t len)
 
 /* ------------------------------------------------------------------ */
 /* Statistics */
+
+/* A counter: the shared part and every thread's shard. */
+static uint64_t
+dma_sum(struct device *dev, enum dma_counter c)
+{
+	/* Statistics only: relaxed, pairs with nothing (each shard's
+	 * writer stores relaxed, dma_count_in()). */
+	uint64_t v = pp_load_relaxed(&dev->p->ctr[c]);
+	unsigned int i;
+
+	for (i = 0; i < DMA_SHARDS; i++)
+		v += pp_load_relaxed(&dev->p->shard[i].ctr[c]);
+	return v;
+}
 
 int
 pp_dma_dev_get_stats(const struct device *dev, struct pp_dma_stats *stats)
@@ -500,7 +550,7 @@ pp_dma_dev_get_stats(const struct device *dev, struct pp_dma_stats *stats)
 	s.last_fault_site = d->p->last_fault_site;
 	pp_spin_unlock(&d->p->lock);
 #define DMA_STATS_COPY(name) \
-	s.name = pp_load_relaxed(&d->p->ctr[DMA_C_##name]);
+	s.name = dma_sum(d, DMA_C_##name);
 	PP_DMA_STATS_COUNTERS(DMA_STATS_COPY)
 #undef DMA_STATS_COPY
 	/* live_mappings is kept signed apart; a transiently negative value
@@ -534,7 +584,7 @@ pp_dma_dev_dump(const struct device *dev, FILE *f)
 /* ------------------------------------------------------------------ */
 /* The identity device */
 
-static bool
+static inline bool
 identity_bad(dma_addr_t addr, size_t size)
 {
 #if UINTPTR_MAX < UINT64_MAX
@@ -582,7 +632,7 @@ identity_sync(struct device *dev, dma_addr_t addr, size_t size,
 	return 0;
 }
 
-static int
+static inline int
 identity_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 		bool to_memory)
 {

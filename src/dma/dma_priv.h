@@ -24,6 +24,22 @@ enum dma_counter {
 
 #define DMA_NAME_MAX 32
 
+/*
+ * Counter shards: each of the first DMA_SHARDS threads that count on any
+ * device gets a shard of its own in every device, which only it writes
+ * (a relaxed load and store, no read-modify-write: a locked add on the
+ * RX path's device write and syncs waits for the frame's stores to drain
+ * and cost more than the DMA work itself). Later threads add atomically
+ * to the shared ctr[]. pp_dma_dev_get_stats() sums them. Shards are never
+ * handed to another thread, so a long-lived program that keeps starting
+ * threads ends up on the shared counters: slower, never wrong.
+ */
+#define DMA_SHARDS 32
+
+struct dma_shard {
+	uint64_t ctr[DMA_C_NR];
+} PP_CACHELINE_ALIGNED;
+
 struct dma_dbg;
 
 /*
@@ -54,10 +70,14 @@ struct pp_dma_core {
 	uint64_t last_fault_size;
 	uint64_t last_fault_site;
 
-	/* Relaxed statistics, written from every thread. live_mappings is
+	/* Relaxed statistics, written from every thread: the shared part
+	 * (threads without a shard, and the max/unbind snapshots). live is
 	 * signed: an unmap on another thread may count before its map did. */
 	uint64_t ctr[DMA_C_NR] PP_CACHELINE_ALIGNED;
 	int64_t live;
+
+	/* Per-thread counters (see DMA_SHARDS). */
+	struct dma_shard shard[DMA_SHARDS];
 
 	/* The public struct of a device made by a create call (unused, zero,
 	 * for one set up in the caller's struct by an init call). */
@@ -72,11 +92,56 @@ dma_dev_ok(const struct device *dev)
 	return dev != NULL && dev->p != NULL;
 }
 
+/* The calling thread's shard + 1, or 0 before its first count. */
+extern __thread unsigned int _pp_dma_tls_shard
+	__attribute__((tls_model("initial-exec")));
+
+/* _pp_dma_shard_assign() - give the calling thread its shard number. */
+unsigned int _pp_dma_shard_assign(void);
+
+/* The calling thread's shard of @dev, or NULL: count in the shared part. */
+static inline struct dma_shard *
+dma_shard_of(struct device *dev)
+{
+	unsigned int s = _pp_dma_tls_shard;
+
+	if (PP_UNLIKELY(s == 0))
+		s = _pp_dma_shard_assign();
+	return PP_LIKELY(s <= DMA_SHARDS) ? &dev->p->shard[s - 1] : NULL;
+}
+
+static inline void
+dma_count_in(struct device *dev, struct dma_shard *sh, enum dma_counter c,
+	     uint64_t n)
+{
+	if (PP_LIKELY(sh != NULL)) {
+		uint64_t *v = &sh->ctr[c];
+
+		/* This thread is the shard's only writer: relaxed load and
+		 * store, read by pp_dma_dev_get_stats() (statistics only,
+		 * pairs with nothing). */
+		pp_store_relaxed(v, pp_load_relaxed(v) + n);
+		return;
+	}
+	/* Statistics only: relaxed, pairs with nothing. */
+	pp_fetch_add_relaxed(&dev->p->ctr[c], n);
+}
+
 static inline void
 dma_count(struct device *dev, enum dma_counter c, uint64_t n)
 {
-	/* Statistics only: relaxed, pairs with nothing. */
-	pp_fetch_add_relaxed(&dev->p->ctr[c], n);
+	dma_count_in(dev, dma_shard_of(dev), c, n);
+}
+
+/* A call and its bytes, finding the shard once. */
+static inline void
+dma_count2(struct device *dev, enum dma_counter calls, enum dma_counter bytes,
+	   uint64_t n)
+{
+	struct dma_shard *sh = dma_shard_of(dev);
+
+	dma_count_in(dev, sh, calls, 1);
+	dma_count_in(dev, sh, bytes, n);
 }
 
 /*

@@ -27,12 +27,19 @@
  * them. A slot points at its mapping while the mapping is live and is NULL
  * otherwise, so a lookup is two loads.
  *
- * Locking. One spinlock covers the table, free lists and the unbound flag:
- * sections are a few loads and stores, except when the bump pointer grows
- * and allocates (rare). The configured map/unmap cost is spent outside it,
- * as concurrent IOTLB work would be. Device data copies are also made
- * outside it: racing a DMA with the unmap of its buffer is the caller's
- * bug on real hardware too.
+ * Locking. One spinlock serialises the writers of the table, free lists
+ * and the unbound flag (map, unmap, unbind): sections are a few loads and
+ * stores, except when the bump pointer grows and allocates (rare). The
+ * configured map/unmap cost is spent outside it, as concurrent IOTLB work
+ * would be. Translations (device accesses and syncs) take no lock, as the
+ * hardware's page walk takes none: a map fills its descriptor, then
+ * publishes it in the table with release stores (R1, R2), and a lookup
+ * reads table and descriptor with acquire and relaxed loads (A1, A2).
+ * Descriptors are never freed before destroy, only quarantined and reused,
+ * so a lookup never touches freed memory; one racing with the unmap of
+ * its own buffer may still see the old mapping, as a stale IOTLB entry
+ * would (racing a DMA with the unmap of its buffer is the caller's bug on
+ * real hardware too).
  */
 #include <errno.h>
 #include <string.h>
@@ -114,16 +121,18 @@ iommu_order(uint64_t npages)
 	return order;
 }
 
-/* Caller holds io->lock. */
+/* Any context (lock-free readers too). */
 static struct iommu_map **
 iommu_slot(struct iommu *io, uint64_t idx)
 {
-	struct iommu_map **l2 = io->l1[idx >> IOMMU_L2_SHIFT];
+	/* A1: pairs with release R1 in iommu_grow_table(): a chunk seen
+	 * is seen zeroed. */
+	struct iommu_map **l2 = pp_load_acquire(&io->l1[idx >> IOMMU_L2_SHIFT]);
 
 	return l2 != NULL ? &l2[idx & (IOMMU_L2_SLOTS - 1)] : NULL;
 }
 
-/* The live mapping whose IOVA pages cover @addr, or NULL. Holds io->lock. */
+/* The live mapping whose IOVA pages cover @addr, or NULL. Any context. */
 static struct iommu_map *
 iommu_lookup(struct iommu *io, dma_addr_t addr)
 {
@@ -136,36 +145,52 @@ iommu_lookup(struct iommu *io, dma_addr_t addr)
 	if (idx >= io->npages)
 		return NULL;
 	slot = iommu_slot(io, idx);
-	return slot != NULL ? *slot : NULL;
+	/* A2: pairs with release R2 in iommu_map_page(): the descriptor's
+	 * fields are those of the mapping the slot was published for. */
+	return slot != NULL ? pp_load_acquire(slot) : NULL;
 }
 
+/* A translation: the mapping's fields, read once. */
+struct iommu_xlat {
+	dma_addr_t dma;
+	unsigned char *vaddr;
+	size_t size;
+	enum dma_data_direction dir;
+};
+
 /*
- * Check that [addr, addr + len) lies inside one live mapping. Returns the
- * mapping, or NULL with *reason set. Holds io->lock.
+ * Check that [addr, addr + len) lies inside one live mapping, without the
+ * lock. True with *x filled, or false with *reason set.
  */
-static struct iommu_map *
+static bool
 iommu_check_range(struct iommu *io, dma_addr_t addr, size_t len,
-		  enum pp_dma_fault_reason *reason)
+		  struct iommu_xlat *x, enum pp_dma_fault_reason *reason)
 {
 	struct iommu_map *m;
 
-	if (io->unbound) {
+	/* A3: pairs with release R3 in iommu_unbind(). */
+	if (pp_load_acquire(&io->unbound)) {
 		*reason = PP_DMA_FAULT_UNBOUND;
-		return NULL;
+		return false;
 	}
 	m = iommu_lookup(io, addr);
 	if (m == NULL) {
 		*reason = PP_DMA_FAULT_UNMAPPED;
-		return NULL;
+		return false;
 	}
+	/* Relaxed: ordered by A2; written under the lock by map only. */
+	x->dma = pp_load_relaxed(&m->dma);
+	x->vaddr = pp_load_relaxed(&m->vaddr);
+	x->size = pp_load_relaxed(&m->size);
+	x->dir = pp_load_relaxed(&m->dir);
 	/* Offset first: past the end, size - offset would wrap and let
 	 * any short access through. */
-	if (addr < m->dma || addr - m->dma > m->size ||
-	    len > m->size - (addr - m->dma)) {
+	if (addr < x->dma || addr - x->dma > x->size ||
+	    len > x->size - (addr - x->dma)) {
 		*reason = PP_DMA_FAULT_RANGE;
-		return NULL;
+		return false;
 	}
-	return m;
+	return true;
 }
 
 /* Make sure the table has slots for pages [first, first + n). Holds lock. */
@@ -175,13 +200,17 @@ iommu_grow_table(struct iommu *io, uint64_t first, uint64_t n)
 	uint64_t i, last = (first + n - 1) >> IOMMU_L2_SHIFT;
 
 	for (i = first >> IOMMU_L2_SHIFT; i <= last; i++) {
+		struct iommu_map **l2;
+
 		if (io->l1[i] != NULL)
 			continue;
-		io->l1[i] = _pp_zalloc_aligned(
+		l2 = _pp_zalloc_aligned(
 			IOMMU_L2_SLOTS * sizeof(struct iommu_map *),
 			PP_CACHELINE_SIZE);
-		if (io->l1[i] == NULL)
+		if (l2 == NULL)
 			return -ENOMEM;
+		/* R1: pairs with acquire A1 in iommu_slot(). */
+		pp_store_release(&io->l1[i], l2);
 	}
 	return 0;
 }
@@ -253,6 +282,7 @@ iommu_map_page(struct device *dev, void *vaddr, size_t size,
 	struct iommu *io = pp_dma_dev_priv(dev);
 	uint64_t off = (uintptr_t)vaddr & IOMMU_PAGE_MASK;
 	uint64_t npages, i;
+	dma_addr_t dma;
 	struct iommu_map *m;
 
 	(void)attrs;
@@ -274,15 +304,18 @@ iommu_map_page(struct device *dev, void *vaddr, size_t size,
 		pp_spin_unlock(&io->lock);
 		return DMA_MAPPING_ERROR;
 	}
-	m->dma = io->base + (m->first << PP_IOMMU_PAGE_SHIFT) + off;
-	m->vaddr = vaddr;
-	m->size = size;
-	m->dir = dir;
+	dma = io->base + (m->first << PP_IOMMU_PAGE_SHIFT) + off;
+	/* Relaxed: lock-free lookups read them after A2. */
+	pp_store_relaxed(&m->dma, dma);
+	pp_store_relaxed(&m->vaddr, (unsigned char *)vaddr);
+	pp_store_relaxed(&m->size, size);
+	pp_store_relaxed(&m->dir, dir);
 	m->npages = npages;
+	/* R2: pairs with acquire A2 in iommu_lookup(). */
 	for (i = 0; i < npages; i++)
-		*iommu_slot(io, m->first + i) = m;
+		pp_store_release(iommu_slot(io, m->first + i), m);
 	pp_spin_unlock(&io->lock);
-	return m->dma;
+	return dma;
 }
 
 static int
@@ -309,8 +342,11 @@ iommu_unmap_page(struct device *dev, dma_addr_t addr, size_t size,
 		pp_spin_unlock(&io->lock);
 		return pp_dma_dev_fault(dev, addr, reason);
 	}
+	/* Relaxed: a lookup that misses the clear sees the old mapping,
+	 * whose descriptor stays valid (quarantined). */
 	for (i = 0; i < m->npages; i++)
-		*iommu_slot(io, m->first + i) = NULL;
+		pp_store_relaxed(iommu_slot(io, m->first + i),
+				 (struct iommu_map *)NULL);
 	iommu_put_block(io, m);
 	pp_spin_unlock(&io->lock);
 	iommu_delay(io->unmap_cost_ns);
@@ -323,15 +359,13 @@ iommu_sync(struct device *dev, dma_addr_t addr, size_t size,
 {
 	struct iommu *io = pp_dma_dev_priv(dev);
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
-	struct iommu_map *m;
+	struct iommu_xlat x;
 
-	pp_spin_lock(&io->lock);
-	m = iommu_check_range(io, addr, size, &reason);
 	/* As the kernel's DMA debugging: a bidirectional mapping may be
 	 * synced either way, any other only in its own direction. */
-	if (m != NULL && m->dir != DMA_BIDIRECTIONAL && m->dir != dir)
+	if (iommu_check_range(io, addr, size, &x, &reason) &&
+	    x.dir != DMA_BIDIRECTIONAL && x.dir != dir)
 		reason = PP_DMA_FAULT_DIR;
-	pp_spin_unlock(&io->lock);
 	if (reason != PP_DMA_FAULT_NONE)
 		return pp_dma_dev_fault(dev, addr, reason);
 	return 0;
@@ -344,19 +378,16 @@ iommu_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 	struct iommu *io = pp_dma_dev_priv(dev);
 	enum pp_dma_fault_reason reason = PP_DMA_FAULT_NONE;
 	unsigned char *mem = NULL;
-	struct iommu_map *m;
+	struct iommu_xlat x;
 
-	pp_spin_lock(&io->lock);
-	m = iommu_check_range(io, addr, len, &reason);
-	if (m != NULL) {
+	if (iommu_check_range(io, addr, len, &x, &reason)) {
 		/* The IOMMU's page permissions: FROM_DEVICE is write-only
 		 * for the device, TO_DEVICE read-only. */
-		if (m->dir == (to_memory ? DMA_TO_DEVICE : DMA_FROM_DEVICE))
+		if (x.dir == (to_memory ? DMA_TO_DEVICE : DMA_FROM_DEVICE))
 			reason = PP_DMA_FAULT_DIR;
 		else
-			mem = m->vaddr + (addr - m->dma);
+			mem = x.vaddr + (addr - x.dma);
 	}
-	pp_spin_unlock(&io->lock);
 	if (reason != PP_DMA_FAULT_NONE)
 		return pp_dma_dev_fault(dev, addr, reason);
 	if (to_memory)
@@ -372,7 +403,8 @@ iommu_unbind(struct device *dev)
 	struct iommu *io = pp_dma_dev_priv(dev);
 
 	pp_spin_lock(&io->lock);
-	io->unbound = true;
+	/* R3: pairs with acquire A3 in iommu_check_range(). */
+	pp_store_release(&io->unbound, true);
 	pp_spin_unlock(&io->lock);
 }
 

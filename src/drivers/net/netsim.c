@@ -320,6 +320,13 @@ sim_next_flow(const struct sim_priv *p, struct sim_queue *q,
 {
 	unsigned int tries;
 
+	/* One flow (the default): the template's port, always the same
+	 * queue; no search. */
+	if (p->flows == 1) {
+		*port_be = htons(9);
+		*hash = sim_flow_hash(*port_be);
+		return p->nq == 1 || (*hash >> 16) % p->nq == q->index;
+	}
 	for (tries = 0; tries < p->flows; tries++) {
 		uint16_t port = htons(p->flows > 1 ?
 					      (uint16_t)(1024 + q->flow) : 9);
@@ -653,7 +660,7 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 
 		xdp_init_buff(&xdp, PAGE_SIZE, &q->xdp_rxq);
 		xdp_prepare_buff(&xdp, va, XDP_PACKET_HEADROOM, (int)len, true);
-		act = bpf_prog_run_xdp(prog, &xdp);
+		act = _pp_bpf_prog_run_xdp(prog, &xdp);
 		switch (act) {
 		case XDP_PASS:
 			headroom = (unsigned int)((unsigned char *)xdp.data - va);
@@ -709,6 +716,7 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 	unsigned int mask = p->ring_size - 1;
 	struct net_device *dev = q->dev;
 	bool redirected = false;
+	uint64_t bytes = 0;
 	int done = 0;
 
 	while (done < budget) {
@@ -723,8 +731,7 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		len = d->len;
 		page = q->rx_page[idx];
 		done++;
-		netdev_stat_add(dev->stats.rx_packets, 1);
-		netdev_stat_add(dev->stats.rx_bytes, len);
+		bytes += len;
 		/* Refill first: without a new buffer the frame is dropped and
 		 * its buffer posted again. */
 		fresh = page_pool_dev_alloc_pages(q->pool);
@@ -741,6 +748,9 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		sim_rx_post(q, idx, fresh);
 		q->rx_next++;
 	}
+	/* Once per poll, as drivers update their u64_stats. */
+	netdev_stat_add(dev->stats.rx_packets, (uint64_t)done);
+	netdev_stat_add(dev->stats.rx_bytes, bytes);
 	if (redirected)
 		xdp_do_flush();
 	return done;

@@ -397,7 +397,7 @@ run_generic_xdp(struct sk_buff *skb, const struct bpf_prog *prog)
 			 (int)(skb_headlen(skb) + mac_len), true);
 	orig_data = xdp.data;
 	orig_end = xdp.data_end;
-	act = bpf_prog_run_xdp(prog, &xdp);
+	act = _pp_bpf_prog_run_xdp(prog, &xdp);
 	off = (unsigned char *)xdp.data - orig_data;
 	if (off > 0)
 		__skb_pull(skb, (unsigned int)off);
@@ -443,17 +443,22 @@ do_xdp_generic(const struct bpf_prog *prog, struct sk_buff **pskb)
 	skb = *pskb;
 	mac_len = (unsigned int)(skb->data - skb_mac_header(skb));
 	__skb_push(skb, mac_len);
-	/* The headroom native XDP guarantees; a head copy if missing. */
+	/*
+	 * The headroom native XDP guarantees, and one linear buffer for the
+	 * program: as the kernel's netif_receive_generic_xdp(), one head copy
+	 * with room for both (the headroom rounded up to NET_SKB_PAD, the
+	 * fragments' bytes plus 128 at the tail), then the fragments pulled
+	 * into it. A failure drops the skb.
+	 */
 	if (skb_is_nonlinear(skb) || skb_headroom(skb) < XDP_PACKET_HEADROOM) {
 		int hroom = XDP_PACKET_HEADROOM - (int)skb_headroom(skb);
+		int troom = (int)(skb->tail + skb->data_len) - (int)skb->end;
 
-		if (skb_is_nonlinear(skb) ||
-		    pskb_expand_head(skb, hroom > 0 ? (hroom + NET_SKB_PAD - 1) &
+		if (pskb_expand_head(skb, hroom > 0 ? (hroom + NET_SKB_PAD - 1) &
 							  ~(NET_SKB_PAD - 1) : 0,
-				     0, GFP_ATOMIC) != 0) {
-			/* Linearizing (for programs without multi-buffer
-			 * support) is not implemented yet: a non-linear skb
-			 * is dropped as an exception. */
+				     troom > 0 ? troom + 128 : 0,
+				     GFP_ATOMIC) != 0 ||
+		    skb_linearize(skb) != 0) {
 			trace_xdp_exception(skb->dev, prog, XDP_ABORTED);
 			kfree_skb(skb);
 			return XDP_DROP;

@@ -8,6 +8,7 @@
 #define PAGEPOOL_DEV_PRIV_H
 
 #include <pagepool/netdevice.h>
+#include <pagepool/xdp.h>
 
 /*
  * Single-writer counters (the NAPI thread): a relaxed store of the
@@ -15,6 +16,48 @@
  */
 #define netdev_stat_add(field, v)                                            \
 	pp_store_relaxed(&(field), pp_load_relaxed(&(field)) + (v))
+
+/* Count @act in @st; return it. */
+static inline uint32_t
+_pp_xdp_count(struct xdp_rxq_stats *st, uint32_t act)
+{
+	if (PP_LIKELY(act < XDP_ACTION_MAX))
+		netdev_stat_add(st->action[act], 1);
+	else
+		netdev_stat_add(st->invalid, 1);
+	return act;
+}
+
+uint32_t _pp_xdp_run_adjusted(struct xdp_buff *xdp, const struct xdp_md *ctx,
+			      uint32_t act);
+
+/*
+ * bpf_prog_run_xdp() inline, for the drivers and generic XDP: the kernel's
+ * is always inline, and so the context is built from registers, not
+ * reloaded from the xdp_buff just stored (a 16-byte load of two 8-byte
+ * stores cannot be forwarded and waits for every earlier store, the
+ * frame's DMA write among them). Checks moved bounds out of line.
+ */
+static inline uint32_t
+_pp_bpf_prog_run_xdp(const struct bpf_prog *prog, struct xdp_buff *xdp)
+{
+	struct xdp_md ctx = {
+		.data = xdp->data,
+		.data_end = xdp->data_end,
+		.data_meta = xdp->data_meta,
+		.ingress_ifindex = xdp->rxq->dev != NULL ?
+					   (uint32_t)xdp->rxq->dev->ifindex : 0,
+		.rx_queue_index = xdp->rxq->queue_index,
+	};
+	uint32_t act;
+
+	act = prog->run(&ctx, prog->priv);
+	if (PP_UNLIKELY(ctx.data != xdp->data ||
+			ctx.data_end != xdp->data_end ||
+			ctx.data_meta != xdp->data_meta))
+		return _pp_xdp_run_adjusted(xdp, &ctx, act);
+	return _pp_xdp_count(&xdp->rxq->stats, act);
+}
 
 /*
  * The registry's generation: changes at every register and unregister, so

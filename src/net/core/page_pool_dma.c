@@ -388,9 +388,21 @@ page_pool_dma_sync_for_cpu(const struct page_pool *pool,
 		errno = EINVAL;
 		return;
 	}
+	/* The kernel's dma_sync_single_range_for_cpu() does nothing on a
+	 * device that needs no syncs (dma_dev_need_sync()): so here. */
+	if (!pp_dma_dev_need_sync(pool->p.dev))
+		return;
 	t = pool->dma_track;
-	/* Any thread may sync a page it holds, destroy or not: after the
-	 * scrub the page is unmapped and the device may be gone. */
+	/*
+	 * Any thread may sync a page it holds, destroy or not: after the
+	 * scrub the page is unmapped and the device may be gone. The owner
+	 * (the pool's NAPI thread) never races with destroy, which needs it
+	 * stopped, so it syncs without announcing itself, as the recycle
+	 * path's sync for the device does. Relaxed: the owner's own field
+	 * or a stopped owner's (see page_pool_put.c).
+	 */
+	if (t != NULL && pp_load_relaxed(&pool->owner) == pp_thread_self())
+		t = NULL;
 	if (t != NULL && !dev_enter(t))
 		return;
 	pp_dma_sync_for_cpu(pool->p.dev, (dma_addr_t)page->dma_addr,

@@ -36,27 +36,64 @@
 
 /* ---- The skbuff "slab" and the per-thread cache ------------------------ */
 
+/* Static TLS: these are reached per packet; the default model for a
+ * shared library would call __tls_get_addr() each time. */
+#define SKB_TLS_IE __attribute__((tls_model("initial-exec")))
+
+/*
+ * The skbuff "slab": structs from the general allocator, with a per-thread
+ * stack of freed ones in front, as the kernel's skbuff_cache has its
+ * per-CPU freelists. kfree_skb() on the RX path (generic XDP's drops, the
+ * stack's) frees a struct per packet and napi_build_skb() refills its
+ * cache from here, so without the stack every packet would pay malloc()
+ * and free() where the kernel pays a per-CPU slab pop and push.
+ */
+#define SKBUFF_SLAB_CPU	128
+
+struct skbuff_slab {
+	unsigned int count;
+	struct sk_buff *obj[SKBUFF_SLAB_CPU];
+};
+
+struct napi_alloc_cache {
+	unsigned int skb_count;
+	bool registered;
+	struct sk_buff *skb_cache[NAPI_SKB_CACHE_SIZE];
+	struct skbuff_slab slab;
+};
+
+static __thread struct napi_alloc_cache napi_alloc_cache SKB_TLS_IE;
+static pthread_key_t napi_cache_key;
+static pthread_once_t napi_cache_once = PTHREAD_ONCE_INIT;
+
+static void napi_cache_register(struct napi_alloc_cache *nc);
+
 static struct sk_buff *
 skbuff_cache_alloc(void)
 {
+	struct skbuff_slab *sl = &napi_alloc_cache.slab;
+
+	if (PP_LIKELY(sl->count > 0))
+		return sl->obj[--sl->count];
 	return malloc(sizeof(struct sk_buff));
 }
 
 static void
 skbuff_cache_free(struct sk_buff *skb)
 {
+	struct napi_alloc_cache *nc = &napi_alloc_cache;
+
+	if (PP_LIKELY(nc->slab.count < SKBUFF_SLAB_CPU)) {
+		/* Only a thread whose exit frees its stack keeps one. */
+		if (PP_UNLIKELY(!nc->registered))
+			napi_cache_register(nc);
+		if (PP_LIKELY(nc->registered)) {
+			nc->slab.obj[nc->slab.count++] = skb;
+			return;
+		}
+	}
 	free(skb);
 }
-
-struct napi_alloc_cache {
-	unsigned int skb_count;
-	bool registered;
-	struct sk_buff *skb_cache[NAPI_SKB_CACHE_SIZE];
-};
-
-static __thread struct napi_alloc_cache napi_alloc_cache;
-static pthread_key_t napi_cache_key;
-static pthread_once_t napi_cache_once = PTHREAD_ONCE_INIT;
 
 void
 pp_skb_cache_thread_drain(void)
@@ -64,7 +101,9 @@ pp_skb_cache_thread_drain(void)
 	struct napi_alloc_cache *nc = &napi_alloc_cache;
 
 	while (nc->skb_count > 0)
-		skbuff_cache_free(nc->skb_cache[--nc->skb_count]);
+		free(nc->skb_cache[--nc->skb_count]);
+	while (nc->slab.count > 0)
+		free(nc->slab.obj[--nc->slab.count]);
 }
 
 static void
@@ -72,6 +111,9 @@ napi_cache_destructor(void *arg)
 {
 	(void)arg;
 	pp_skb_cache_thread_drain();
+	/* A later free on this exiting thread (another destructor's) arms
+	 * the key again, and so runs this again. */
+	napi_alloc_cache.registered = false;
 }
 
 static void
@@ -403,5 +445,45 @@ pskb_expand_head(struct sk_buff *skb, int nhead, int ntail, gfp_t gfp)
 		skb->network_header = (uint16_t)(skb->network_header + off);
 	if (skb->transport_header != 0xffff)
 		skb->transport_header = (uint16_t)(skb->transport_header + off);
+	return 0;
+}
+
+int
+skb_linearize(struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo;
+	unsigned int room, need, i;
+	int ret;
+
+	if (skb == NULL)
+		return -EINVAL;
+	if (!skb_is_nonlinear(skb))
+		return 0;
+	/* The kernel's __pskb_pull_tail() of every fragment byte: room at
+	 * the tail first (with some to spare, as it takes), then the bytes,
+	 * then the fragments go back where freeing the skb would send them. */
+	need = skb->data_len;
+	room = skb->end - skb->tail;
+	if (room < need) {
+		ret = pskb_expand_head(skb, 0, (int)(need - room + 128),
+				       GFP_ATOMIC);
+		if (ret != 0)
+			return ret;
+	}
+	shinfo = skb_shinfo(skb);
+	for (i = 0; i < shinfo->nr_frags; i++) {
+		skb_frag_t *frag = &shinfo->frags[i];
+
+		memcpy(skb->head + skb->tail,
+		       (unsigned char *)page_address(frag->netmem) +
+			       frag->offset,
+		       frag->len);
+		skb->tail += frag->len;
+	}
+	for (i = 0; i < shinfo->nr_frags; i++)
+		skb_page_unref(shinfo->frags[i].netmem, skb->pp_recycle);
+	shinfo->nr_frags = 0;
+	shinfo->xdp_frags_size = 0;
+	skb->data_len = 0;
 	return 0;
 }
