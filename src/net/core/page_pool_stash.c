@@ -56,11 +56,17 @@
 #include "page_pool_priv.h"
 
 /* Pages per slot: a power of two. 32 is DPDK's default lcore cache flush
- * batch and the kernel's bulk-free size. */
+ * batch and the kernel's bulk-free size. The GenMC harness sets 2, so that
+ * a slot's entries are written again within a few puts. */
+#ifndef PP_STASH_SIZE
 #define PP_STASH_SIZE 32u
+#endif
 #define PP_STASH_MASK (PP_STASH_SIZE - 1)
-/* Pools a thread returns to without flushing on every switch. */
+/* Pools a thread returns to without flushing on every switch (the GenMC
+ * harness, with one pool, sets 1). */
+#ifndef PP_STASH_SLOTS
 #define PP_STASH_SLOTS 4
+#endif
 
 struct pp_stash_slot {
 	/* Key: written by the thread under the stash lock while the slot is
