@@ -5,8 +5,9 @@
  * The test configuration the page_pool and page_frag_cache harnesses run
  * the real sources in. GenMC checks one translation unit, so this header
  * includes the real src/lib/ptr_ring.c, src/net/core/page_pool{,_alloc,
- * _put,_dma}.c and src/mm/page_frag_cache.c unchanged, and replaces only
- * what they call outside themselves and what the checker cannot run:
+ * _put,_dma}.c, src/mm/page_frag_cache.c and, with ENV_STASH,
+ * src/net/core/page_pool_stash.c unchanged, and replaces only what they
+ * call outside themselves and what the checker cannot run:
  *
  *  - the page allocator (mmap-backed regions, per-thread caches): a fixed
  *    array of ENV_NPAGES order-0 pages; alloc_pages_node() and
@@ -30,7 +31,9 @@
  *    that return is reported as a race, a second unmap fails an assert;
  *  - deferred release: page_pool.c's defer_release() calls
  *    _pp_model_defer_release() under PP_MODEL_CHECK (no timer thread);
- *    env_release_retry() retries page_pool_release() in its place.
+ *    env_release_retry() retries page_pool_release() in its place;
+ *  - the return stash's allocation, thread-specific key and exit (see
+ *    "Return stashes" below), or, without ENV_STASH, the stash itself.
  *
  * page_pool.c's functions are static here as everywhere, and visible to
  * the harness: it includes the file.
