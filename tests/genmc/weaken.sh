@@ -29,6 +29,7 @@ scope=(include/pagepool/ptr_ring.h include/pagepool/spinlock_pvt.h
 	include/pagepool/page_pool.h include/pagepool/page.h
 	src/net/core/page_pool.c src/net/core/page_pool_put.c
 	src/net/core/page_pool_alloc.c src/net/core/page_pool_dma.c
+	src/net/core/page_pool_stash.c
 	include/pagepool/page_frag_cache.h src/mm/page_frag_cache.c)
 ops='pp_store_release|pp_load_acquire|pp_xchg_acquire|pp_fetch_sub_acq_rel|__ATOMIC_(RELEASE|ACQUIRE|ACQ_REL|SEQ_CST)'
 shift
@@ -49,7 +50,7 @@ while IFS='|' read -r name _ file _ cflags; do
 	# shellcheck disable=SC2086
 	if ${CC:-cc} -M -MG -I"$root/include" -I"$root/src" -DPP_MODEL_CHECK \
 		$cflags "$root/tests/genmc/$file" 2>/dev/null |
-		tr -s ' \\' '\n\n' | grep -v ':$' | grep . |
+		tr -s '\\ ' '\n' | grep -v ':$' | grep . |
 		xargs realpath -m -s --relative-to="$root" \
 			>"$work/deps/$name" 2>/dev/null; then
 		:
@@ -63,7 +64,7 @@ done < <(grep -v '^#' "$here/harnesses.txt" | awk -F'|' '$2 == "pass"')
 # (a configuration name, or a harness file: "needed: ..., NAME finds"),
 # then the rest in harnesses.txt order.
 order_for() {
-	local f=$1 lineno=$2 near h named= rest=
+	local f=$1 lineno=$2 near h hfile named='' rest=''
 	near=$(sed -n "$((lineno > 12 ? lineno - 12 : 1)),${lineno}p" "$src/$f")
 	for h in $harnesses; do
 		if [ -f "$work/deps/$h" ] && ! grep -qxF "$f" "$work/deps/$h"; then
@@ -77,6 +78,7 @@ order_for() {
 			rest="$rest $h"
 		fi
 	done
+	# shellcheck disable=SC2086 # one name a word
 	echo $named $rest
 }
 
