@@ -194,8 +194,10 @@ static char env_mem[ENV_NPAGES][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 /* 1 while allocated. Taken with acquire and given back with release, as
  * the real allocator's locks do: the allocator is not what is checked. */
 static int env_page_used[ENV_NPAGES];
-/* Pages handed out by the allocator, in all. */
-static int env_allocs;
+/* How often each page was handed out: plain, written by the thread that
+ * took the page (the acquire above and the release of its free order the
+ * writers). */
+static int env_page_allocs[ENV_NPAGES];
 
 static int
 env_page_index(const struct page *page)
@@ -219,7 +221,7 @@ env_alloc_one(void)
 						__ATOMIC_RELAXED)) {
 			struct page *page = &env_pages[i];
 
-			__atomic_fetch_add(&env_allocs, 1, __ATOMIC_RELAXED);
+			env_page_allocs[i]++;
 			page->flags = 0;
 			page->pp_magic = 0;
 			page->pp = NULL;

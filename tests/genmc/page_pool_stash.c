@@ -190,13 +190,16 @@ main(void)
 {
 	pthread_t o;
 	unsigned int i;
+	uint32_t allocs = 0;
 
 	pool = env_pool_create(false);
 	pthread_create(&o, NULL, owner, NULL);
 	pthread_join(o, NULL);
 
+	for (i = 0; i < ENV_NPAGES; i++)
+		allocs += (uint32_t)env_page_allocs[i];
 	assert(env_pool_freed == 1);
-	assert(env_freed_hold == (uint32_t)env_allocs);
+	assert(env_freed_hold == allocs);
 	assert(env_freed_release == env_freed_hold);
 	if (remote_stash != NULL && MODE != MODE_EXIT) {
 		for (i = 0; i < PP_STASH_SLOTS; i++)
