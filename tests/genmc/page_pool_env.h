@@ -5,8 +5,9 @@
  * The test configuration the page_pool and page_frag_cache harnesses run
  * the real sources in. GenMC checks one translation unit, so this header
  * includes the real src/lib/ptr_ring.c, src/net/core/page_pool{,_alloc,
- * _put,_dma}.c and src/mm/page_frag_cache.c unchanged, and replaces only
- * what they call outside themselves and what the checker cannot run:
+ * _put,_dma}.c, src/mm/page_frag_cache.c and, with ENV_STASH,
+ * src/net/core/page_pool_stash.c unchanged, and replaces only what they
+ * call outside themselves and what the checker cannot run:
  *
  *  - the page allocator (mmap-backed regions, per-thread caches): a fixed
  *    array of ENV_NPAGES order-0 pages; alloc_pages_node() and
@@ -30,7 +31,9 @@
  *    that return is reported as a race, a second unmap fails an assert;
  *  - deferred release: page_pool.c's defer_release() calls
  *    _pp_model_defer_release() under PP_MODEL_CHECK (no timer thread);
- *    env_release_retry() retries page_pool_release() in its place.
+ *    env_release_retry() retries page_pool_release() in its place;
+ *  - the return stash's allocation, thread-specific key and exit (see
+ *    "Return stashes" below), or, without ENV_STASH, the stash itself.
  *
  * page_pool.c's functions are static here as everywhere, and visible to
  * the harness: it includes the file.
@@ -52,6 +55,9 @@
 #endif
 #ifndef ENV_RING
 #define ENV_RING 4
+#endif
+#ifndef ENV_STASH
+#define ENV_STASH 0
 #endif
 
 /*
@@ -152,12 +158,22 @@ _pp_zalloc_aligned(size_t size, size_t align)
 	return NULL;
 }
 
+/* What the pool counted when it was freed, and how often it was. */
+static int env_pool_freed;
+static uint32_t env_freed_hold, env_freed_release;
+
 void
 _pp_free(void *ptr)
 {
-	if (ptr == &env_pool_obj)
+	if (ptr == &env_pool_obj) {
+		env_pool_freed++;
+		env_freed_hold = __atomic_load_n(
+			&env_pool_obj.pages_state_hold_cnt, __ATOMIC_RELAXED);
+		env_freed_release = __atomic_load_n(
+			&env_pool_obj.pages_state_release_cnt,
+			__ATOMIC_RELAXED);
 		env_pool_obj = env_pool_poison;
-	else if (ptr == &env_queue_obj)
+	} else if (ptr == &env_queue_obj)
 		env_queue_obj = env_queue_poison;
 	else if (ptr == &env_track_obj) {
 		env_track_obj.users = 0;
@@ -178,6 +194,10 @@ static char env_mem[ENV_NPAGES][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 /* 1 while allocated. Taken with acquire and given back with release, as
  * the real allocator's locks do: the allocator is not what is checked. */
 static int env_page_used[ENV_NPAGES];
+/* How often each page was handed out: plain, written by the thread that
+ * took the page (the acquire above and the release of its free order the
+ * writers). */
+static int env_page_allocs[ENV_NPAGES];
 
 static int
 env_page_index(const struct page *page)
@@ -201,6 +221,7 @@ env_alloc_one(void)
 						__ATOMIC_RELAXED)) {
 			struct page *page = &env_pages[i];
 
+			env_page_allocs[i]++;
 			page->flags = 0;
 			page->pp_magic = 0;
 			page->pp = NULL;
@@ -330,14 +351,113 @@ _pp_shm_pool_del(struct page_pool *pool)
 
 /* ---- Return stashes (page_pool_stash.c) -------------------------------- */
 
+#if ENV_STASH
+/*
+ * The real stash (page_pool_stash.c), for page_pool_stash.c the harness.
+ * Its thread-local pointers are plain __thread variables, which GenMC
+ * runs; what it calls outside itself is replaced:
+ *  - posix_memalign(), which GenMC's libc lacks: its malloc(), so that
+ *    GenMC itself reports an access to a stash after the exit destructor
+ *    freed it;
+ *  - the memset() zeroing a new stash, which GenMC cannot run on the
+ *    heap: one plain store a field (the page pointers are written before
+ *    they are read);
+ *  - pthread_once() and the thread-specific key, which GenMC's
+ *    <pthread.h> lacks: the key's destructor and each thread's value are
+ *    kept here, and a harness thread calls env_thread_exit() where it
+ *    would return, which runs the destructor as the thread's exit does.
+ * PP_STASH_SIZE is 2 (with a ring of 8 the flush threshold is 2 as
+ * well), so that a slot's entries are written again after two puts, and
+ * PP_STASH_SLOTS is 1: the harness has one pool, and every slot is a
+ * lock section the exit flush and the steal go through.
+ */
+#define ENV_THREADS 8
+
+static void (*env_key_dtor)(void *);
+/* Each thread's value of the one key, written by that thread only. */
+static void *env_key_value[ENV_THREADS];
+
+static int
+env_tid(void)
+{
+	int i = (int)pthread_self();
+
+	assert(i >= 0 && i < ENV_THREADS);
+	return i;
+}
+
+int
+posix_memalign(void **ptr, size_t align, size_t size)
+{
+	(void)align;
+	*ptr = malloc(size);
+	return *ptr == NULL ? ENOMEM : 0;
+}
+
+int
+pthread_once(pthread_once_t *once, void (*fn)(void))
+{
+	/* The harnesses have one thread that sets a stash up: no wait for
+	 * a concurrent first caller is needed. */
+	if (__atomic_exchange_n(once, 1, __ATOMIC_ACQ_REL) == 0)
+		fn();
+	return 0;
+}
+
+int
+pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
+{
+	*key = 0;
+	env_key_dtor = destructor;
+	return 0;
+}
+
+int
+pthread_setspecific(pthread_key_t key, const void *value)
+{
+	(void)key;
+	env_key_value[env_tid()] = (void *)value;
+	return 0;
+}
+
+/* The calling thread exits: its key's destructor runs, as pthread's. */
+static void
+env_thread_exit(void)
+{
+	void *value = env_key_value[env_tid()];
+
+	if (value != NULL && env_key_dtor != NULL) {
+		env_key_value[env_tid()] = NULL;
+		env_key_dtor(value);
+	}
+}
+
+#define PP_STASH_SIZE 2u
+#define PP_STASH_SLOTS 1
+#define memset(p, c, n) ENV_STASH_ZERO(p)
+#define ENV_STASH_ZERO(st)                                                    \
+	({                                                                    \
+		unsigned int z_;                                              \
+		pp_spin_lock_init(&(st)->lock);                               \
+		(st)->victim = 0;                                             \
+		(st)->next = NULL;                                            \
+		for (z_ = 0; z_ < PP_STASH_SLOTS; z_++) {                     \
+			(st)->slot[z_].pool = NULL;                           \
+			(st)->slot[z_].cap = 0;                               \
+			(st)->slot[z_].head = 0;                              \
+			(st)->slot[z_].tail = 0;                              \
+		}                                                             \
+		(void *)(st);                                                 \
+	})
+#include "net/core/page_pool_stash.c"
+#undef memset
+#else
 /*
  * The per-thread return stash is configured out: a non-owner's put takes
  * the ring path it took before the stash existed, which is the protocol
- * these harnesses check. The stash keeps its pages per thread in
- * thread-local storage with an exit destructor, which GenMC cannot run as
- * it is; its own flush/steal rules are checked by the spin model
- * (tests/model, STASH configurations) and the TSan stress tests until a
- * harness of its own exists (docs/genmc.md, "Extending them").
+ * these harnesses check (their pools have no owner, so the real stash
+ * would not be used either; its steal would only lock an empty list).
+ * page_pool_stash.c, the harness, includes the real file (ENV_STASH).
  */
 bool
 _pp_stash_put(struct page_pool *pool, struct page *page)
@@ -359,6 +479,7 @@ _pp_stash_steal(struct page_pool *pool)
 	(void)pool;
 	return 0;
 }
+#endif
 
 /* ---- DMA device -------------------------------------------------------- */
 

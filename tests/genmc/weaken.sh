@@ -29,6 +29,7 @@ scope=(include/pagepool/ptr_ring.h include/pagepool/spinlock_pvt.h
 	include/pagepool/page_pool.h include/pagepool/page.h
 	src/net/core/page_pool.c src/net/core/page_pool_put.c
 	src/net/core/page_pool_alloc.c src/net/core/page_pool_dma.c
+	src/net/core/page_pool_stash.c
 	include/pagepool/page_frag_cache.h src/mm/page_frag_cache.c)
 ops='pp_store_release|pp_load_acquire|pp_xchg_acquire|pp_fetch_sub_acq_rel|__ATOMIC_(RELEASE|ACQUIRE|ACQ_REL|SEQ_CST)'
 shift
@@ -37,6 +38,49 @@ harnesses=$(grep -v '^#' "$here/harnesses.txt" | awk -F'|' '$2 == "pass" {print 
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# The files each configuration compiles (its preprocessor dependencies,
+# relative to the source root, in $work/deps/NAME): a weakening in a file
+# a harness does not include cannot change what it checks, so it is not
+# run. A configuration whose dependencies cannot be listed runs for every
+# weakening.
+root=$(cd "$src" && pwd -P)
+mkdir -p "$work/deps"
+while IFS='|' read -r name _ file _ cflags; do
+	# shellcheck disable=SC2086
+	if ${CC:-cc} -M -MG -I"$root/include" -I"$root/src" -DPP_MODEL_CHECK \
+		$cflags "$root/tests/genmc/$file" 2>/dev/null |
+		tr -s '\\ ' '\n' | grep -v ':$' | grep . |
+		xargs realpath -m -s --relative-to="$root" \
+			>"$work/deps/$name" 2>/dev/null; then
+		:
+	else
+		rm -f "$work/deps/$name"
+	fi
+done < <(grep -v '^#' "$here/harnesses.txt" | awk -F'|' '$2 == "pass"')
+
+# The configurations to run for a weakening of $1 at line $2: those that
+# include the file, the ones the comments just above the access name first
+# (a configuration name, or a harness file: "needed: ..., NAME finds"),
+# then the rest in harnesses.txt order.
+order_for() {
+	local f=$1 lineno=$2 near h hfile named='' rest=''
+	near=$(sed -n "$((lineno > 12 ? lineno - 12 : 1)),${lineno}p" "$src/$f")
+	for h in $harnesses; do
+		if [ -f "$work/deps/$h" ] && ! grep -qxF "$f" "$work/deps/$h"; then
+			continue
+		fi
+		hfile=$(grep -v '^#' "$here/harnesses.txt" | grep "^$h|" | cut -d'|' -f3)
+		if grep -qE "(^|[^a-z_])$h([^a-z_]|\$)" <<<"$near" ||
+		   grep -qF "tests/genmc/$hfile" <<<"$near"; then
+			named="$named $h"
+		else
+			rest="$rest $h"
+		fi
+	done
+	# shellcheck disable=SC2086 # one name a word
+	echo $named $rest
+}
 
 weaken_line() {
 	# $1 file, $2 line number: every ordered access on that line becomes
@@ -77,8 +121,9 @@ DEFS
 			continue
 		fi
 		caught=
+		order=$(order_for "$f" "$lineno")
 		for models in --rc11 --imm; do
-			for h in $harnesses; do
+			for h in $order; do
 				# Caught only by a violation: a harness the
 				# weakened tree no longer compiles or runs in
 				# proves nothing about the ordering.

@@ -263,7 +263,10 @@ bulk_direct(struct page **data, unsigned int count)
 		bad |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
 		/* page_pool_unref_and_test() of a sole reference: A3, the
 		 * acquire load that pairs with other holders' release drops
-		 * (page_pool_unref_page()); nothing to store. */
+		 * (page_pool_unref_page()); nothing to store. Needed:
+		 * relaxed, page_pool_stash_bulk (tests/genmc/page_pool_stash.c)
+		 * finds the other holder's write racing with the owner's
+		 * next use of the page. */
 		if (PP_UNLIKELY(bad != 0 ||
 				pp_load_acquire(&page->pp_ref_count) != 1))
 			break;

@@ -42,7 +42,9 @@
  * Lock order: stash_list_lock, then a thread's stash lock; the ring's
  * producer lock is never taken under either.
  * tests/model/page_pool_destroy.pml models the stash with the destroy
- * protocol; tests/page_pool_stash_race.c races a flush with a steal.
+ * protocol; tests/page_pool_stash_race.c races a flush with a steal;
+ * tests/genmc/page_pool_stash.c runs this file under the weak memory
+ * models (each ordering below names the configuration that needs it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,11 +58,17 @@
 #include "page_pool_priv.h"
 
 /* Pages per slot: a power of two. 32 is DPDK's default lcore cache flush
- * batch and the kernel's bulk-free size. */
+ * batch and the kernel's bulk-free size. The GenMC harness sets 2, so that
+ * a slot's entries are written again within a few puts. */
+#ifndef PP_STASH_SIZE
 #define PP_STASH_SIZE 32u
+#endif
 #define PP_STASH_MASK (PP_STASH_SIZE - 1)
-/* Pools a thread returns to without flushing on every switch. */
+/* Pools a thread returns to without flushing on every switch (the GenMC
+ * harness, with one pool, sets 1). */
+#ifndef PP_STASH_SLOTS
 #define PP_STASH_SLOTS 4
+#endif
 
 struct pp_stash_slot {
 	/* Key: written by the thread under the stash lock while the slot is
@@ -110,7 +118,9 @@ static unsigned int
 slot_take(struct pp_stash_slot *s, struct page **out)
 {
 	/* A_H: pairs with release R_H in _pp_stash_put(): the page
-	 * pointers below were written before head covered them. */
+	 * pointers below were written before head covered them. Needed:
+	 * relaxed, page_pool_stash_steal (tests/genmc/page_pool_stash.c)
+	 * finds a race on the entry a steal reads. */
 	unsigned int head = pp_load_acquire(&s->head);
 	/* Relaxed: tail is only written here, under the stash lock, which
 	 * the caller holds (its acquire orders the previous writer's store);
@@ -122,7 +132,9 @@ slot_take(struct pp_stash_slot *s, struct page **out)
 		out[n++] = s->pages[tail++ & PP_STASH_MASK];
 	PP_TEST_DELAY(PP_TP_STASH_TAKEN);
 	/* R_T: pairs with acquire A_T in _pp_stash_put(): the thread may
-	 * overwrite these entries only after they were read here. */
+	 * overwrite these entries only after they were read here. Needed:
+	 * relaxed, page_pool_stash_reuse (tests/genmc/page_pool_stash.c)
+	 * finds the steal's read racing with the write of the next put. */
 	pp_store_release(&s->tail, head);
 	return n;
 }
@@ -233,9 +245,12 @@ slot_claim(struct pp_stash *st, struct page_pool *pool)
 	unsigned int i, n, ring = (unsigned int)pool->ring.size;
 
 	for (i = 0; i < PP_STASH_SLOTS; i++) {
-		/* A_T: pairs with release R_T in slot_take(); only an
-		 * emptiness test, the lock below orders the rest. */
-		if (pp_load_acquire(&st->slot[i].tail) == st->slot[i].head) {
+		/* Relaxed, pairs with nothing: only picks a slot. Whatever
+		 * it reads, slot_take() below empties the slot under the
+		 * stash lock, which orders a steal's reads before it, and
+		 * the put's A_T orders its write (tests/genmc/weaken.sh:
+		 * no harness needs more). */
+		if (pp_load_relaxed(&st->slot[i].tail) == st->slot[i].head) {
 			s = &st->slot[i];
 			break;
 		}
@@ -282,16 +297,25 @@ found:
 	/* Plain: this thread is head's only writer. */
 	head = s->head;
 	/* A_T: pairs with release R_T in slot_take(): the entry about to
-	 * be written was read out before tail passed it. */
+	 * be written was read out before tail passed it. Needed: relaxed,
+	 * page_pool_stash_reuse (tests/genmc/page_pool_stash.c) finds a
+	 * steal's read of the entry racing with this write. */
 	if (PP_UNLIKELY(head - pp_load_acquire(&s->tail) >= s->cap)) {
 		slot_flush(st, s);
 	}
 	s->pages[head & PP_STASH_MASK] = page;
 	/* R_H: pairs with acquire A_H in slot_take(): publishes the entry.
 	 * After it the page may be stolen, and the pool freed: nothing
-	 * below touches either. */
+	 * below touches either. Needed: relaxed, page_pool_stash_steal
+	 * (tests/genmc/page_pool_stash.c) finds a race on the entry a
+	 * steal reads. */
 	pp_store_release(&s->head, head + 1);
-	if (PP_UNLIKELY(head + 1 - pp_load_acquire(&s->tail) >= s->cap))
+	/* Relaxed, pairs with nothing: only decides whether to flush now;
+	 * the flush takes the slot under the stash lock, and the next
+	 * put's A_T above orders its write (with this one acquire, that
+	 * one is not needed in page_pool_stash_reuse, and this one never
+	 * is: tests/genmc/weaken.sh). */
+	if (PP_UNLIKELY(head + 1 - pp_load_relaxed(&s->tail) >= s->cap))
 		slot_flush(st, s);
 	return true;
 }
