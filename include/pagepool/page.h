@@ -622,6 +622,53 @@ PP_API int pp_mem_source_page_offset(const struct pp_mem_source *src,
  */
 PP_API struct pp_mem_source *pp_page_source(const struct page *page);
 
+/* Largest dirty decay accepted, in ms (an hour). */
+#define PP_DECAY_MS_MAX 3600000L
+
+/**
+ * pp_mem_source_set_dirty_decay_ms() - how long free memory of @src stays
+ * mapped before it goes back to the system.
+ * @src: the source (pp_mem_source_default() for alloc_pages()'s).
+ * @ms: 0 returns a region the moment its last page is freed; N > 0 once it
+ *	has been free N ms, at the next allocator slow path on its zone (a
+ *	thread cache refill or spill, pp_thread_cache_drain()) or at
+ *	pp_mem_purge(); -1 never (memory is kept until the source is
+ *	destroyed). Up to PP_DECAY_MS_MAX.
+ *
+ * Memory goes back in whole 4 MiB regions, unmapped with their
+ * descriptors; only regions whose pages were all freed qualify, and pages
+ * in any thread's cache count as in use. The default source starts with
+ * the value of the environment variable PAGEPOOL_DIRTY_DECAY_MS (read when
+ * it is created), or 0; created sources start at -1. No thread of the
+ * library runs the decay.
+ * Context: any thread.
+ * Return: 0; -EINVAL for NULL or @ms out of range; -EOPNOTSUPP for a
+ * PP_MEM_USER source (the caller's memory, never unmapped) unless @ms is -1.
+ */
+PP_API int pp_mem_source_set_dirty_decay_ms(struct pp_mem_source *src,
+					    long ms);
+
+/**
+ * pp_mem_source_dirty_decay_ms() - @src's dirty decay, in ms (-1: never).
+ * Return: the decay; -EINVAL for NULL.
+ */
+PP_API long pp_mem_source_dirty_decay_ms(const struct pp_mem_source *src);
+
+/**
+ * pp_mem_purge() - give free memory back to the system now.
+ * @src: the source; NULL means every live source.
+ *
+ * Drains the calling thread's cache of the source(s), then unmaps every
+ * region whose pages are all free, whatever its decay (a source whose
+ * decay is -1 included). Other threads' caches are not touched: the pages
+ * they hold keep their regions. Memory mapped again later is zeroed by the
+ * system, as any new region.
+ * Context: any thread; takes the allocator's locks (not for a fast path).
+ * @src must not be destroyed concurrently.
+ * Return: the bytes returned (0 for a PP_MEM_USER source).
+ */
+PP_API long pp_mem_purge(struct pp_mem_source *src);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <pagepool/atomic_pvt.h>
 #include <pagepool/page.h>
@@ -163,6 +164,70 @@ buddy_insert(struct pp_zone *z, struct page *page, unsigned int order)
 }
 
 /*
+ * ---- Returning memory to the system --------------------------------------
+ *
+ * A region we mapped that becomes one free block again by merging (its
+ * pages were used and are all back) is "dirty": mapped, resident, unused.
+ * After the source's dirty_decay_ms it is unmapped, descriptors and all
+ * (_pp_region_release()), and the zone maps a fresh one when it needs
+ * memory again. The decay is checked on the allocator's slow paths (a
+ * cache refill or spill, a free that bypasses the cache), never on a fast
+ * path and never by a thread of ours: with a decay of 0 the free that
+ * completes the region returns it; with a longer one the first slow path
+ * after it expires does, or pp_mem_purge() at once. Regions never used
+ * since they were mapped are not dirty (nothing of them is resident but
+ * what their descriptors take), which also keeps a region a thread has
+ * just mapped from being taken back before it allocates from it.
+ */
+
+uint64_t
+_pp_decay_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+decay_ns(const struct pp_zone *z)
+{
+	/* Relaxed: a setting, read whole; pairs with the relaxed store in
+	 * pp_mem_source_set_dirty_decay_ms(). Nothing is published by it. */
+	long ms = pp_load_relaxed(&z->src->dirty_decay_ms);
+
+	return ms < 0 ? UINT64_MAX : (uint64_t)ms * 1000000ULL;
+}
+
+/* @r just became one free block by merging. Caller holds z->lock. */
+static void
+region_mark_dirty(struct pp_zone *z, struct pp_region *r)
+{
+	uint64_t now = _pp_decay_clock(), d = decay_ns(z), due;
+
+	r->free_since_ns = now | 1;	/* never 0 */
+	due = d == UINT64_MAX ? UINT64_MAX : now + d;
+	if (z->nr_dirty == 0 || due < z->purge_next_ns)
+		/* Relaxed: a hint for zone_maybe_purge(), which reads it
+		 * without the lock and checks again under it. */
+		pp_store_relaxed(&z->purge_next_ns, due);
+	/* Relaxed, as purge_next_ns. */
+	pp_store_relaxed(&z->nr_dirty, z->nr_dirty + 1);
+}
+
+/* @r (dirty or not) leaves the free lists as a whole block. Caller holds
+ * z->lock. */
+static void
+region_clear_dirty(struct pp_zone *z, struct pp_region *r)
+{
+	if (r->free_since_ns == 0)
+		return;
+	r->free_since_ns = 0;
+	/* Relaxed: see region_mark_dirty(). */
+	pp_store_relaxed(&z->nr_dirty, z->nr_dirty - 1);
+}
+
+/*
  * Return the block at @page, of @order, from region @r to the lists,
  * merging it with free buddies. Caller holds z->lock.
  */
@@ -192,6 +257,8 @@ buddy_free(struct pp_zone *z, struct pp_region *r, struct page *page,
 		order++;
 	}
 	buddy_insert(z, &r->pages[pfn - r->base_pfn], order);
+	if (order == MAX_PAGE_ORDER && r->map_addr != NULL)
+		region_mark_dirty(z, r);
 }
 
 /* Take a block of @order, splitting a larger one. Caller holds z->lock. */
@@ -212,6 +279,8 @@ buddy_take(struct pp_zone *z, unsigned int order)
 	page = lru_to_page(l);
 	page->flags &= ~PP_PG_BUDDY;
 	z->nr_free[o]--;
+	if (o == MAX_PAGE_ORDER)
+		region_clear_dirty(z, _pp_region_of(page->virtual));
 	/* Split: the upper half of each level goes back to the lists. A
 	 * block's descriptors are contiguous, as it lies in one region. */
 	while (o > order) {
@@ -312,6 +381,102 @@ zone_grow(struct pp_zone *z, unsigned int order, gfp_t gfp)
 	return 0;
 }
 
+#define PURGE_BATCH 16
+
+size_t
+_pp_zone_purge_locked(struct pp_zone *z, uint64_t now, uint64_t age_ns,
+		      int all)
+{
+	struct pp_region *batch[PURGE_BATCH], *r;
+	uint64_t next = UINT64_MAX, due;
+	struct pp_list_head *l, *ln;
+	unsigned int i, n;
+	size_t bytes = 0;
+	int failed = 0;
+
+	do {
+		n = 0;
+		pp_spin_lock(&z->lock);
+		for (l = z->free_area[MAX_PAGE_ORDER].next;
+		     l != &z->free_area[MAX_PAGE_ORDER] && n < PURGE_BATCH;
+		     l = ln) {
+			ln = l->next;
+			r = _pp_region_of(lru_to_page(l)->virtual);
+			if (r->map_addr == NULL)
+				continue;	/* the caller's memory */
+			if (!all) {
+				if (r->free_since_ns == 0)
+					continue;
+				if (now - r->free_since_ns < age_ns) {
+					due = r->free_since_ns + age_ns;
+					if (due < next)
+						next = due;
+					continue;
+				}
+			}
+			list_del(l);
+			lru_to_page(l)->flags &= ~PP_PG_BUDDY;
+			z->nr_free[MAX_PAGE_ORDER]--;
+			z->free_pages -= 1UL << MAX_PAGE_ORDER;
+			z->managed_pages -= 1UL << MAX_PAGE_ORDER;
+			region_clear_dirty(z, r);
+			batch[n++] = r;
+		}
+		if (n < PURGE_BATCH)
+			/* Relaxed: see region_mark_dirty(). */
+			pp_store_relaxed(&z->purge_next_ns, next);
+		pp_spin_unlock(&z->lock);
+
+		for (i = 0; i < n; i++) {
+			r = batch[i];
+			if (_pp_region_release(r) == 0) {
+				bytes += PP_REGION_SIZE;
+				continue;
+			}
+			/* Not released (an injected failure): the region
+			 * goes back to the lists as it was, dirty again, and
+			 * this call takes no further batch, so a failing
+			 * release cannot spin. */
+			pp_spin_lock(&z->lock);
+			z->managed_pages += 1UL << MAX_PAGE_ORDER;
+			buddy_insert(z, r->pages, MAX_PAGE_ORDER);
+			z->free_pages += 1UL << MAX_PAGE_ORDER;
+			region_mark_dirty(z, r);
+			pp_spin_unlock(&z->lock);
+			failed = 1;
+		}
+	} while (n == PURGE_BATCH && !failed);
+	return bytes;
+}
+
+/*
+ * The decay check of the slow paths: return @z's regions whose decay has
+ * expired. Costs one relaxed load when nothing is dirty. Skipped when
+ * another thread holds grow_lock (it is growing or purging this zone):
+ * the next slow path checks again. Context: any thread, no allocator
+ * lock held.
+ */
+static void
+zone_maybe_purge(struct pp_zone *z)
+{
+	uint64_t now, d;
+
+	/* Relaxed hints (stored under z->lock by region_mark_dirty() and
+	 * _pp_zone_purge_locked()); checked again under the lock. */
+	if (PP_LIKELY(pp_load_relaxed(&z->nr_dirty) == 0))
+		return;
+	d = decay_ns(z);
+	if (d == UINT64_MAX)
+		return;
+	now = _pp_decay_clock();
+	if (d != 0 && now < pp_load_relaxed(&z->purge_next_ns))
+		return;
+	if (pthread_mutex_trylock(&z->grow_lock) != 0)
+		return;
+	_pp_zone_purge_locked(z, now, d, 0);
+	pthread_mutex_unlock(&z->grow_lock);
+}
+
 static struct pp_pcp *pcp_slot(struct pp_zone *z, int create);
 static int pcp_empty(const struct pp_pcp *pcp);
 static void pcp_drain(struct pp_pcp *pcp);
@@ -335,6 +500,9 @@ zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
 	int drained = 0;
 	struct page *page;
 
+	/* Expired regions go before any is taken: refilling from one would
+	 * keep all of its memory resident for the sake of a few pages. */
+	zone_maybe_purge(z);
 	for (;;) {
 		pp_spin_lock(&z->lock);
 		while (got < n && (page = buddy_take(z, order)) != NULL) {
@@ -460,6 +628,7 @@ pcp_spill(struct pp_pcp *pcp, unsigned int order, unsigned int n)
 		buddy_free(z, _pp_region_of(page->virtual), page, order);
 	}
 	pp_spin_unlock(&z->lock);
+	zone_maybe_purge(z);
 }
 
 static void
@@ -695,6 +864,7 @@ free_the_page(struct pp_region *r, struct page *page, unsigned int order)
 	pp_spin_lock(&z->lock);
 	buddy_free(z, r, page, order);
 	pp_spin_unlock(&z->lock);
+	zone_maybe_purge(z);
 }
 
 /*

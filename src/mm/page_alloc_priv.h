@@ -82,6 +82,10 @@ struct pp_region {
 	void *map_addr;			/* what we munmap(); NULL: not ours */
 	size_t map_len;
 	uint64_t obj_off;		/* offset in the memfd / user region */
+	/* When the region last became one free block by merging (a page
+	 * freed), CLOCK_MONOTONIC_COARSE ns; 0 while in use, and for a
+	 * region never used since it was mapped. Under the zone lock. */
+	uint64_t free_since_ns;
 };
 
 /*
@@ -99,6 +103,11 @@ struct pp_zone {
 	unsigned long managed_pages;
 	unsigned long nr_free[NR_PAGE_ORDERS];
 	struct pp_list_head free_area[NR_PAGE_ORDERS];
+	/* Regions with free_since_ns set ("dirty": freed, still mapped),
+	 * and the earliest time one of them is due to be returned. Written
+	 * under @lock; read without it as a hint (see zone_maybe_purge()). */
+	unsigned long nr_dirty;
+	uint64_t purge_next_ns;
 
 	/* Slow, read-mostly part. */
 	pthread_mutex_t grow_lock PP_CACHELINE_ALIGNED;
@@ -124,6 +133,9 @@ struct pp_mem_source {
 	uint64_t memfd_size;
 	int nr_zones;
 	struct pp_zone **zones;		/* [nr_zones], index = node */
+	/* Free regions are returned to the system after being free this
+	 * long; 0 at once, -1 never. Any thread may set it (relaxed). */
+	long dirty_decay_ms;
 	/* Registry (mem_source.c): the id page_pool_params names the source
 	 * by, and the pools created on it, under the registry lock. */
 	int id;
@@ -174,7 +186,27 @@ int _pp_numa_node_local(void);
 int _pp_region_build_chunk(struct pp_region *r, unsigned long *from,
 			   unsigned long *to);
 
+/*
+ * Give region @r (one free block of MAX_PAGE_ORDER, already out of the
+ * zone's lists and counters) back to the system: unpublish it, unmap its
+ * memory and descriptors, and uncount it from the source. Caller holds
+ * r->zone->grow_lock. 0, or -ENOMEM (injected failure) with nothing
+ * changed.
+ */
+int _pp_region_release(struct pp_region *r);
+
 /* ---- page_alloc.c ---- */
+
+/*
+ * Return @z's free regions to the system: with @all every free region we
+ * mapped, else those free for at least @age_ns at @now. Caller holds
+ * z->grow_lock. Return: the bytes returned.
+ */
+size_t _pp_zone_purge_locked(struct pp_zone *z, uint64_t now, uint64_t age_ns,
+			     int all);
+
+/* CLOCK_MONOTONIC_COARSE in ns: the clock of the decay. */
+uint64_t _pp_decay_clock(void);
 
 /* Count a freshly published region's pages in @z and put its built chunks
  * into the free lists. Caller holds z->grow_lock. */
