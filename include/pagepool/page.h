@@ -179,7 +179,8 @@ struct page {
 	};
 	int _refcount;
 	unsigned char _order;
-	unsigned char _pad[3];
+	unsigned char _pad;
+	unsigned short _pcp_owner;	/* allocator: the allocating thread */
 #ifndef __cplusplus
 	void *virtual;
 #else

@@ -70,9 +70,46 @@ struct pp_pcp {
 	struct pp_pcp_list lists[PP_PCP_ORDERS];
 };
 
+/*
+ * Remote frees (mimalloc's thread-free lists). A thread with a cache owns
+ * an inbox, named by a small id stored in every block it allocates
+ * (page->_pcp_owner). Another thread freeing such a block does not put it
+ * in its own cache: it gathers blocks bound for one owner in a private
+ * batch and pushes the batch onto the owner's inbox with one CAS (an MPSC
+ * stack). The owner takes the whole inbox with one exchange on its slow
+ * path (a refill, a drain) into its cache. Blocks go home without touching
+ * the buddy lists: no merge on free, no split on the next refill.
+ *
+ * An inbox outlives its thread: at exit the thread flushes its batch,
+ * empties its inbox and marks it INBOX_CLOSED; a batch pushed to a closed
+ * inbox goes to the zones instead, and the id is given to the next thread
+ * that registers. A block freed after its owner's id was reused simply
+ * goes to the new owner, which takes blocks of any zone.
+ */
+#define PP_INBOXES		1024	/* ids 1..1023; 0: no inbox */
+#define REMOTE_BATCH		32
+#define INBOX_CLOSED		((struct pp_list_head *)1)
+
+struct pp_inbox {
+	struct pp_list_head *head;	/* atomic; NULL, a list or CLOSED */
+} PP_CACHELINE_ALIGNED;
+
+static struct pp_inbox inboxes[PP_INBOXES];
+static unsigned short inbox_free_ids[PP_INBOXES];
+static unsigned int inbox_nr_free, inbox_next_id = 1;
+static pthread_mutex_t inbox_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct pp_remote_batch {
+	struct pp_list_head *head, *tail;	/* through lru.next */
+	unsigned int n;
+	unsigned short owner;
+};
+
 struct pp_thread_cache {
 	struct pp_pcp slots[PP_PCP_SLOTS];
 	int registered;		/* destructor armed (1) or impossible (-1) */
+	unsigned short inbox_id;	/* 0: none */
+	struct pp_remote_batch rb;
 };
 
 static __thread struct pp_thread_cache tcache;
@@ -529,10 +566,17 @@ zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
  * ---- Per-thread caches (owner thread only) ------------------------------
  */
 
+static void remote_flush(void);
+static void inbox_close(void);
+static void inbox_collect(void);
+static unsigned short inbox_claim(void);
+
 static void
 tcache_destructor(void *arg)
 {
 	(void)arg;
+	remote_flush();
+	inbox_close();
 	pp_thread_cache_drain();
 	/*
 	 * Another key's destructor may still free pages into this cache
@@ -560,6 +604,8 @@ tcache_register(void)
 	pthread_once(&tcache_once, tcache_key_init);
 	if (tcache_key_ok && pthread_setspecific(tcache_key, &tcache) == 0) {
 		tcache.registered = 1;
+		if (tcache.inbox_id == 0)
+			tcache.inbox_id = inbox_claim();
 		return 1;
 	}
 	/* Without a destructor, cached pages would outlive the thread:
@@ -640,11 +686,165 @@ pcp_drain(struct pp_pcp *pcp)
 		pcp_spill(pcp, o, -1u);
 }
 
+/*
+ * ---- Remote frees (see struct pp_inbox) ---------------------------------
+ */
+
+/* An id with its inbox open, or 0 when all are taken (the thread then
+ * gets no remote frees: blocks it allocated go where they are freed). */
+static unsigned short
+inbox_claim(void)
+{
+	unsigned short id = 0;
+
+	pthread_mutex_lock(&inbox_lock);
+	if (inbox_nr_free != 0)
+		id = inbox_free_ids[--inbox_nr_free];
+	else if (inbox_next_id < PP_INBOXES)
+		id = (unsigned short)inbox_next_id++;
+	if (id != 0)
+		/* Relaxed: reopens a CLOSED (or never used) inbox. No
+		 * pusher writes a CLOSED head (they push only onto NULL or
+		 * a list), so nothing is lost; pushes after this are
+		 * published by their own release R6. */
+		pp_store_relaxed(&inboxes[id].head, NULL);
+	pthread_mutex_unlock(&inbox_lock);
+	return id;
+}
+
+/*
+ * A block freed by another thread, or left by a closed inbox: into the
+ * calling thread's cache if it has a slot for the zone (never claiming
+ * one, so a slot being filled keeps its zone), else the zone.
+ */
+static void
+cache_put(struct page *page)
+{
+	struct pp_region *r = _pp_region_of(page->virtual);
+	unsigned int order = page->_order;
+	struct pp_zone *z = r->zone;
+	struct pp_pcp_list *l;
+	struct pp_pcp *pcp;
+
+	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 0) : NULL;
+	if (pcp != NULL) {
+		l = &pcp->lists[order];
+		page->lru.next = l->head;
+		l->head = &page->lru;
+		if (PP_UNLIKELY(++l->count > pcp_high[order]))
+			pcp_spill(pcp, order, pcp_batch[order]);
+		return;
+	}
+	pp_spin_lock(&z->lock);
+	buddy_free(z, r, page, order);
+	pp_spin_unlock(&z->lock);
+	zone_maybe_purge(z);
+}
+
+/* Take every block in the calling thread's inbox into its cache. */
+static void
+inbox_collect(void)
+{
+	struct pp_list_head *l, *next;
+	struct pp_inbox *in;
+
+	if (tcache.inbox_id == 0)
+		return;
+	in = &inboxes[tcache.inbox_id];
+	/* Relaxed: a peek; the exchange below orders. */
+	if (PP_LIKELY(pp_load_relaxed(&in->head) == NULL))
+		return;
+	/* A6: pairs with release R6 in remote_flush(): the freers' last
+	 * writes to the blocks, and the links, precede their reuse here. */
+	l = pp_xchg_acquire(&in->head, NULL);
+	for (; l != NULL; l = next) {
+		next = l->next;
+		cache_put(lru_to_page(l));
+	}
+}
+
+/* Thread exit: take the inbox's blocks, close it, give the id back. */
+static void
+inbox_close(void)
+{
+	struct pp_list_head *l, *next;
+	unsigned short id = tcache.inbox_id;
+
+	if (id == 0)
+		return;
+	/* A6': as A6, for the blocks pushed before the close. */
+	l = pp_xchg_acquire(&inboxes[id].head, INBOX_CLOSED);
+	for (; l != NULL; l = next) {
+		next = l->next;
+		cache_put(lru_to_page(l));
+	}
+	tcache.inbox_id = 0;
+	pthread_mutex_lock(&inbox_lock);
+	inbox_free_ids[inbox_nr_free++] = id;
+	pthread_mutex_unlock(&inbox_lock);
+}
+
+/* Push the calling thread's batch onto its owner's inbox (one CAS), or,
+ * if that inbox is closed, put the blocks in the cache or the zones. */
+static void
+remote_flush(void)
+{
+	struct pp_remote_batch *rb = &tcache.rb;
+	struct pp_list_head *old, *l, *next;
+	struct pp_inbox *in;
+	unsigned int i;
+
+	if (rb->n == 0)
+		return;
+	in = &inboxes[rb->owner];
+	/* Relaxed: only a guess for the CAS, which checks it. */
+	old = pp_load_relaxed(&in->head);
+	for (;;) {
+		if (old == INBOX_CLOSED) {
+			for (i = 0, l = rb->head; i < rb->n; i++, l = next) {
+				next = l->next;
+				cache_put(lru_to_page(l));
+			}
+			break;
+		}
+		rb->tail->next = old;
+		/* R6: pairs with acquire A6/A6' in inbox_collect() and
+		 * inbox_close(). On failure old is reloaded (relaxed: the
+		 * loop only retries with it). */
+		if (__atomic_compare_exchange_n(&in->head, &old, rb->head, 1,
+						__ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	rb->head = NULL;
+	rb->tail = NULL;
+	rb->n = 0;
+}
+
+/* Free a block another thread allocated into the batch for its owner. */
+static void
+remote_free(struct page *page, unsigned short owner)
+{
+	struct pp_remote_batch *rb = &tcache.rb;
+
+	if (rb->n != 0 && rb->owner != owner)
+		remote_flush();
+	page->lru.next = rb->head;
+	if (rb->n == 0)
+		rb->tail = &page->lru;
+	rb->head = &page->lru;
+	rb->owner = owner;
+	if (++rb->n == REMOTE_BATCH)
+		remote_flush();
+}
+
 void
 pp_thread_cache_drain(void)
 {
 	int i;
 
+	remote_flush();
+	inbox_collect();
 	for (i = 0; i < PP_PCP_SLOTS; i++) {
 		pcp_drain(&tcache.slots[i]);
 		tcache.slots[i].zone = NULL;
@@ -656,6 +856,8 @@ _pp_thread_cache_drain_source(struct pp_mem_source *src)
 {
 	int i, j;
 
+	remote_flush();
+	inbox_collect();
 	/* Compare pointers only: a slot may hold a dead zone's address. */
 	for (i = 0; i < PP_PCP_SLOTS; i++)
 		for (j = 0; j < src->nr_zones; j++)
@@ -680,6 +882,7 @@ prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 	 * head's first word must not look like a tail's. */
 	page->compound_head = 0;
 	page->_order = (unsigned char)order;
+	page->_pcp_owner = tcache.inbox_id;
 	for (i = 1; i < (1UL << order); i++)
 		page[i].compound_head = head;
 	set_page_count(page, 1);
@@ -706,8 +909,13 @@ zone_alloc(struct pp_zone *z, gfp_t gfp, unsigned int order)
 	if (PP_LIKELY(pcp != NULL)) {
 		l = &pcp->lists[order];
 		if (PP_UNLIKELY(l->count == 0)) {
-			l->count = zone_take_batch(z, order, pcp_batch[order],
-						   &l->head, gfp);
+			/* Blocks freed by other threads first (cache_put()
+			 * keeps this slot's zone). */
+			inbox_collect();
+			if (l->count == 0)
+				l->count = zone_take_batch(z, order,
+							   pcp_batch[order],
+							   &l->head, gfp);
 			if (l->count == 0)
 				return NULL;
 		}
@@ -792,6 +1000,8 @@ alloc_pages_bulk_src(struct pp_mem_source *src, int nid, gfp_t gfp,
 			break;
 		}
 		if (l != NULL) {
+			if (l->count == 0)
+				inbox_collect();
 			if (l->count == 0) {
 				/* Refill for the rest of the array in one lock
 				 * hold, up to the cache's high mark. */
@@ -848,10 +1058,19 @@ alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
 static void
 free_the_page(struct pp_region *r, struct page *page, unsigned int order)
 {
+	unsigned short owner = page->_pcp_owner;
 	struct pp_zone *z = r->zone;
 	struct pp_pcp_list *l;
 	struct pp_pcp *pcp;
 
+	/* Another thread's block goes home through its inbox; the batch
+	 * needs this thread's exit-time flush, hence the registration. */
+	if (PP_UNLIKELY(owner != tcache.inbox_id) && owner != 0 &&
+	    order <= PP_PCP_MAX_ORDER &&
+	    (tcache.registered > 0 || tcache_register())) {
+		remote_free(page, owner);
+		return;
+	}
 	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 1) : NULL;
 	if (PP_LIKELY(pcp != NULL)) {
 		l = &pcp->lists[order];
