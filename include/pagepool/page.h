@@ -37,9 +37,9 @@
  * a thread's alloc/free pair touches no lock and no shared cache line; the
  * cache refills from and spills to the shared buddy lists in batches, under
  * the zone's spinlock. A page freed by another thread than the one that
- * allocated it goes into the freeing thread's cache, as a page freed on
- * another CPU goes to that CPU's list in the kernel. A thread's cache is
- * returned to the shared lists when the thread exits, or on
+ * allocated it goes home, to the allocating thread's cache, in batches
+ * (mimalloc's thread-free lists), not through the shared lists. A thread's
+ * cache is returned to the shared lists when the thread exits, or on
  * pp_thread_cache_drain().
  *
  * Errors. Allocation functions return NULL and set errno: EINVAL for bad
@@ -477,6 +477,9 @@ virt_to_head_page(const void *addr)
 /**
  * pp_thread_cache_drain() - return the calling thread's cached free pages
  * (all sources) to the shared buddy lists.
+ *
+ * Also pushes the blocks this thread freed for other threads (they go home
+ * in batches) and takes the blocks other threads freed for it.
  *
  * Threads do this automatically when they exit. A long-lived thread calls
  * it before another thread destroys a source it used.

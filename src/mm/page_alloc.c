@@ -24,11 +24,10 @@
  * lock hold per batch. A thread that uses more zones than it has slots
  * falls back to the zone's lists for the extra ones.
  *
- * Cross-thread frees go into the freeing thread's cache, as a page freed on
- * another CPU goes to that CPU's list in the kernel: no remote queue, no
- * message to the allocating thread, and a producer/consumer pair simply moves
- * pages from one cache to the other, bounded by the high watermark, beyond
- * which they flow back through the zone.
+ * Cross-thread frees go home: a block of order 0..3 freed by a thread
+ * other than the one that allocated it is batched for that thread's inbox
+ * and taken into its cache at its next refill (see struct pp_inbox), as
+ * mimalloc's thread-free lists do, rather than through the buddy lists.
  *
  * Thread exit drains the thread's cache to the zones (a pthread key
  * destructor). Slots keep the zone pointer of the last zone they served
