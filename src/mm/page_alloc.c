@@ -109,6 +109,8 @@ struct pp_thread_cache {
 	int registered;		/* destructor armed (1) or impossible (-1) */
 	unsigned short inbox_id;	/* 0: none */
 	struct pp_remote_batch rb;
+	struct pp_pcp *last;		/* the slot pcp_slot() found last */
+	struct pp_zone *def_zone;	/* the default source's one zone */
 };
 
 static __thread struct pp_thread_cache tcache;
@@ -513,7 +515,21 @@ zone_maybe_purge(struct pp_zone *z)
 	pthread_mutex_unlock(&z->grow_lock);
 }
 
-static struct pp_pcp *pcp_slot(struct pp_zone *z, int create);
+static struct pp_pcp *pcp_slot_slow(struct pp_zone *z, int create);
+
+/* The calling thread's slot for @z; with @create, claim an empty one.
+ * NULL if none (the caller goes to the zone directly). A thread mostly
+ * uses one zone: the slot found last is tried first, inline; slots hold
+ * distinct zones, so it is the one the search would find. */
+static PP_ALWAYS_INLINE struct pp_pcp *
+pcp_slot(struct pp_zone *z, int create)
+{
+	struct pp_pcp *pcp = tcache.last;
+
+	if (PP_LIKELY(pcp != NULL && pcp->zone == z && tcache.registered > 0))
+		return pcp;
+	return pcp_slot_slow(z, create);
+}
 static int pcp_empty(const struct pp_pcp *pcp);
 static void pcp_drain(struct pp_pcp *pcp);
 
@@ -624,10 +640,9 @@ pcp_empty(const struct pp_pcp *pcp)
 	return 1;
 }
 
-/* The calling thread's slot for @z; with @create, claim an empty one.
- * NULL if none (the caller goes to the zone directly). */
-static struct pp_pcp *
-pcp_slot(struct pp_zone *z, int create)
+/* pcp_slot() past the slot found last. */
+static __attribute__((noinline)) struct pp_pcp *
+pcp_slot_slow(struct pp_zone *z, int create)
 {
 	struct pp_pcp *pcp;
 	int i;
@@ -640,14 +655,14 @@ pcp_slot(struct pp_zone *z, int create)
 		return NULL;
 	for (i = 0; i < PP_PCP_SLOTS; i++)
 		if (tcache.slots[i].zone == z)
-			return &tcache.slots[i];
+			return tcache.last = &tcache.slots[i];
 	if (!create)
 		return NULL;
 	for (i = 0; i < PP_PCP_SLOTS; i++) {
 		pcp = &tcache.slots[i];
 		if (pcp->zone == NULL || pcp_empty(pcp)) {
 			pcp->zone = z;
-			return pcp;
+			return tcache.last = pcp;
 		}
 	}
 	return NULL;
@@ -871,7 +886,7 @@ _pp_thread_cache_drain_source(struct pp_mem_source *src)
  */
 
 /* Make a free block a live one: count 1, compound tails pointing home. */
-static void
+static PP_ALWAYS_INLINE void
 prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
 	unsigned long head = (unsigned long)page | 1UL;
@@ -890,7 +905,7 @@ prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 }
 
 /* One block from @z, through the calling thread's cache when it can. */
-static struct page *
+static PP_ALWAYS_INLINE struct page *
 zone_alloc(struct pp_zone *z, gfp_t gfp, unsigned int order)
 {
 	struct pp_list_head *list = NULL;
@@ -955,9 +970,15 @@ alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 		errno = EINVAL;
 		return NULL;
 	}
+	/* The default source is never destroyed, and with one zone every
+	 * node-less request goes there: skip resolving it each time. */
+	if (PP_LIKELY(nid == NUMA_NO_NODE && tcache.def_zone != NULL))
+		return zone_alloc(tcache.def_zone, gfp, order);
 	src = pp_mem_source_default();
 	if (PP_UNLIKELY(src == NULL))
 		return NULL;
+	if (src->nr_zones == 1)
+		tcache.def_zone = src->zones[0];
 	return alloc_pages_src(src, nid, gfp, order);
 }
 
@@ -1054,7 +1075,7 @@ alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
  */
 
 /* Return a block whose count is zero, through the caller's cache. */
-static void
+static PP_ALWAYS_INLINE void
 free_the_page(struct pp_region *r, struct page *page, unsigned int order)
 {
 	unsigned short owner = page->_pcp_owner;
@@ -1089,7 +1110,7 @@ free_the_page(struct pp_region *r, struct page *page, unsigned int order)
  * Drop one reference; true if it was the last. A count already at zero is
  * a double free: undone, reported, false.
  */
-static int
+static PP_ALWAYS_INLINE int
 put_page_testzero(struct page *page, const char *fn)
 {
 	int old;
@@ -1118,7 +1139,7 @@ put_page_testzero(struct page *page, const char *fn)
 }
 
 /* Validate @page as the head of a live block; its region, or NULL. */
-static struct pp_region *
+static PP_ALWAYS_INLINE struct pp_region *
 check_head(const char *fn, struct page *page)
 {
 	struct pp_region *r = _pp_page_region(page);
