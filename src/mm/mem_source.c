@@ -78,12 +78,12 @@ struct pp_addr_map {
 };
 
 static struct pp_region **data_top[1UL << PP_MAP_TOP_BITS];
-static struct pp_region **desc_top[1UL << PP_DESC_TOP_BITS];
+struct pp_region **_pp_desc_top[1UL << PP_DESC_TOP_BITS];
 static const struct pp_addr_map data_map = {
 	PP_MAP_SHIFT, PP_MAP_LEAF_BITS, data_top
 };
 static const struct pp_addr_map desc_map = {
-	PP_DESC_SHIFT, PP_DESC_LEAF_BITS, desc_top
+	PP_DESC_SHIFT, PP_DESC_LEAF_BITS, _pp_desc_top
 };
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -669,7 +669,7 @@ pcp_slot_slow(struct pp_zone *z, int create)
 }
 
 /* Give @n blocks of @order from @pcp back to its zone (n = -1u: all). */
-static void
+static __attribute__((noinline)) void
 pcp_spill(struct pp_pcp *pcp, unsigned int order, unsigned int n)
 {
 	struct pp_pcp_list *l = &pcp->lists[order];
@@ -836,7 +836,7 @@ remote_flush(void)
 }
 
 /* Free a block another thread allocated into the batch for its owner. */
-static void
+static __attribute__((noinline)) void
 remote_free(struct page *page, unsigned short owner)
 {
 	struct pp_remote_batch *rb = &tcache.rb;
@@ -1142,7 +1142,7 @@ put_page_testzero(struct page *page, const char *fn)
 static PP_ALWAYS_INLINE struct pp_region *
 check_head(const char *fn, struct page *page)
 {
-	struct pp_region *r = _pp_page_region(page);
+	struct pp_region *r = _pp_page_region_inline(page);
 
 	if (PP_UNLIKELY(r == NULL)) {
 		report_bad_page(fn, page, "not a page of this allocator");
@@ -1204,7 +1204,7 @@ put_page(struct page *page)
 		return;
 	/* Nothing of @page is read before it is known to be ours: it may
 	 * point into the freed descriptors of a destroyed source. */
-	r = _pp_page_region(page);
+	r = _pp_page_region_inline(page);
 	if (PP_UNLIKELY(r == NULL)) {
 		report_bad_page(__func__, page, "not a page of this allocator");
 		return;

@@ -153,6 +153,36 @@ struct pp_region *_pp_region_of(const void *addr);
  * a destroyed source is refused. Context: any thread, lock-free. */
 struct pp_region *_pp_page_region(const struct page *page);
 
+/* The descriptor table's top array (mem_source.c), for the inline copy of
+ * _pp_page_region() on the freeing fast path. */
+extern struct pp_region **_pp_desc_top[1UL << PP_DESC_TOP_BITS];
+
+static inline __attribute__((always_inline)) struct pp_region *
+_pp_page_region_inline(const struct page *page)
+{
+	uintptr_t a = (uintptr_t)page, g, off;
+	struct pp_region **leaf, *r;
+
+	if (a >> PP_MAP_ADDR_BITS)
+		return NULL;
+	g = a >> PP_DESC_SHIFT;
+	/* A3: pairs with release R3 in map_prepare() (mem_source.c). */
+	leaf = __atomic_load_n(&_pp_desc_top[g >> PP_DESC_LEAF_BITS],
+			       __ATOMIC_ACQUIRE);
+	if (leaf == NULL)
+		return NULL;
+	/* A4: pairs with release R4 in map_set() (mem_source.c). */
+	r = __atomic_load_n(&leaf[g & ((1UL << PP_DESC_LEAF_BITS) - 1)],
+			    __ATOMIC_ACQUIRE);
+	if (r == NULL)
+		return NULL;
+	off = a - (uintptr_t)r->pages;
+	if (off >= (r->end_pfn - r->base_pfn) * sizeof(struct page) ||
+	    off % sizeof(struct page) != 0)
+		return NULL;
+	return r;
+}
+
 /*
  * Map a new region for @z, build its descriptors and publish it in the
  * region table. Caller holds z->grow_lock. NULL with errno on failure.
