@@ -717,10 +717,10 @@ inbox_claim(void)
 	else if (inbox_next_id < PP_INBOXES)
 		id = (unsigned short)inbox_next_id++;
 	if (id != 0)
-		/* Relaxed: reopens a CLOSED (or never used) inbox. No
-		 * pusher writes a CLOSED head (they push only onto NULL or
-		 * a list), so nothing is lost; pushes after this are
-		 * published by their own release R6. */
+		/* Relaxed, pairs with nothing: reopens a CLOSED (or never
+		 * used) inbox. No pusher writes a CLOSED head (they push
+		 * only onto NULL or a list), so nothing is lost; pushes
+		 * after this are published by their own release R6. */
 		pp_store_relaxed(&inboxes[id].head, NULL);
 	pthread_mutex_unlock(&inbox_lock);
 	return id;
@@ -811,7 +811,9 @@ remote_flush(void)
 	if (rb->n == 0)
 		return;
 	in = &inboxes[rb->owner];
-	/* Relaxed: only a guess for the CAS, which checks it. */
+	/* Relaxed, pairs with nothing: only a guess for the CAS, which
+	 * checks it (a push links to whatever head it replaces, so a stale
+	 * or recycled head is harmless: no ABA for push and take-all). */
 	old = pp_load_relaxed(&in->head);
 	for (;;) {
 		if (old == INBOX_CLOSED) {
