@@ -95,12 +95,21 @@ main(int argc, char **argv)
 						65536);
 			break;
 		case 'd':
-			if (strcmp(optarg, "-1") == 0)
+			/* -1 (never) is the one negative value: the shared
+			 * parser refuses signs. */
+			if (strcmp(optarg, "-1") == 0) {
 				decay = -1;
-			else
+			} else if (optarg[0] == '-') {
+				fprintf(stderr,
+					PROG ": --decay: '%s' is not -1 or a "
+					"number in 0..%ld\n",
+					optarg, PP_DECAY_MS_MAX);
+				return 2;
+			} else {
 				decay = (long)pp_tool_parse_num(
 					PROG, "--decay", optarg, 0,
 					PP_DECAY_MS_MAX);
+			}
 			break;
 		case 'h':
 			usage(stdout);
