@@ -9,9 +9,9 @@
  * refills. Owners exit while their blocks are still out (their inbox is
  * closed: later batches go to the zones) and new owners take their ids;
  * freers keep their own blocks too, and a purger returns whole regions
- * meanwhile. A block reused while still held breaks a stamp (and is a race
- * TSan reports); one lost leaves the source not whole at the end, when
- * every thread has exited.
+ * meanwhile (taking blocks from live owners' inboxes). A block reused
+ * while still held breaks a stamp (and is a race TSan reports); one lost
+ * leaves the source not whole at the end, when every thread has exited.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -128,7 +128,7 @@ main(void)
 	pthread_t o[OWNERS], f[FREERS];
 	int round, i;
 
-	per_owner = t_scale(20000);
+	per_owner = t_scale(100000);
 	src = t_capped_source(PP_MEM_ANON, REGIONS);
 	CHECK_EQ(pp_mem_source_set_dirty_decay_ms(src, 0), 0);
 	for (round = 0; round < 4; round++) {

@@ -102,6 +102,27 @@ owner_gets_back(void *arg)
 	return NULL;		/* the exit destructor drains */
 }
 
+#define ALL (1 << MAX_PAGE_ORDER)
+
+static struct page *all[ALL];
+
+/* Allocate every page of the one-region source for main, then stay alive
+ * without allocating while main frees them (into this thread's inbox). */
+static void *
+give_all_and_idle(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < ALL; i++)
+		CHECK((all[i] = alloc_pages_src(src, NUMA_NO_NODE, GFP_KERNEL,
+						0)) != NULL);
+	CHECK_EQ(_pp_thread_cache_count(src, NUMA_NO_NODE), 0);
+	pthread_barrier_wait(&bar);	/* main frees them */
+	pthread_barrier_wait(&bar);	/* main takes them back */
+	return NULL;
+}
+
 int
 main(void)
 {
@@ -147,6 +168,25 @@ main(void)
 	CHECK_EQ(pthread_join(t, NULL), 0);
 	pthread_barrier_destroy(&bar);
 	t_check_whole(src);
+	CHECK_EQ(pp_mem_source_destroy(src), 0);
+
+	/* Blocks freed for a thread that does not allocate again are not
+	 * out of reach: a capped source that runs dry takes them from the
+	 * inbox, and pp_mem_purge() returns them. */
+	src = t_capped_source(PP_MEM_ANON, 1);
+	CHECK_EQ(pthread_barrier_init(&bar, NULL, 2), 0);
+	CHECK_EQ(pthread_create(&t, NULL, give_all_and_idle, NULL), 0);
+	pthread_barrier_wait(&bar);
+	for (i = 0; i < ALL; i++)
+		put_page(all[i]);
+	pp_thread_cache_drain();	/* pushes main's last batch */
+	p[0] = alloc_pages_src(src, NUMA_NO_NODE, GFP_KERNEL, 0);
+	CHECK(p[0] != NULL);
+	put_page(p[0]);
+	CHECK_EQ(pp_mem_purge(src), (long)PP_REGION_SIZE);
+	pthread_barrier_wait(&bar);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	pthread_barrier_destroy(&bar);
 	CHECK_EQ(pp_mem_source_destroy(src), 0);
 
 	/* More sources than cache slots. */

@@ -662,7 +662,9 @@ PP_API long pp_mem_source_dirty_decay_ms(const struct pp_mem_source *src);
  * pp_mem_purge() - give free memory back to the system now.
  * @src: the source; NULL means every live source.
  *
- * Drains the calling thread's cache of the source(s), then unmaps every
+ * Takes the blocks waiting for their allocating threads (freed for them by
+ * other threads), drains the calling thread's cache of the source(s),
+ * then unmaps every
  * region whose pages are all free, whatever its decay (a source whose
  * decay is -1 included). Other threads' caches are not touched: the pages
  * they hold keep their regions. Memory mapped again later is zeroed by the

@@ -1092,6 +1092,9 @@ pp_mem_source_destroy(struct pp_mem_source *src)
 		return 0;
 	if (src == pp_load_acquire(&default_src))
 		return -EINVAL;
+	/* Blocks other threads freed for a thread that has not allocated
+	 * since are no one's: take them too. */
+	_pp_inboxes_steal();
 	_pp_thread_cache_drain_source(src);
 	/* Under the registry lock, so no pool can take the source between
 	 * the checks and the unlink. */
@@ -1173,6 +1176,7 @@ source_purge(struct pp_mem_source *src)
 
 	if (src->kind == PP_MEM_USER)
 		return 0;
+	_pp_inboxes_steal();
 	_pp_thread_cache_drain_source(src);
 	for (i = 0; i < src->nr_zones; i++) {
 		pthread_mutex_lock(&src->zones[i]->grow_lock);

@@ -547,9 +547,10 @@ static unsigned int
 zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
 		struct pp_list_head **list, gfp_t gfp)
 {
+	unsigned long stolen;
 	unsigned int got = 0;
 	struct pp_pcp *pcp;
-	int drained = 0;
+	int drained = 0, err;
 	struct page *page;
 
 	/* Expired regions go before any is taken: refilling from one would
@@ -567,12 +568,20 @@ zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
 			return got;
 		if (zone_grow(z, order, gfp) == 0)
 			continue;
-		pcp = pcp_slot(z, 0);
-		if (drained || pcp == NULL || pcp_empty(pcp))
+		if (drained)
 			return 0;	/* errno from zone_grow() */
+		/* Blocks other threads freed for their owners, and this
+		 * thread's own cache, back to the lists once. */
+		err = errno;
+		stolen = _pp_inboxes_steal();
+		errno = err;
+		pcp = pcp_slot(z, 0);
+		if (stolen == 0 && (pcp == NULL || pcp_empty(pcp)))
+			return 0;
 		/* The list being filled is empty (that is why we are here),
 		 * so draining the slot leaves *list alone. */
-		pcp_drain(pcp);
+		if (pcp != NULL)
+			pcp_drain(pcp);
 		drained = 1;
 	}
 }
@@ -715,7 +724,9 @@ inbox_claim(void)
 	if (inbox_nr_free != 0)
 		id = inbox_free_ids[--inbox_nr_free];
 	else if (inbox_next_id < PP_INBOXES)
-		id = (unsigned short)inbox_next_id++;
+		/* Relaxed: read without the lock by _pp_inboxes_steal(). */
+		id = (unsigned short)__atomic_fetch_add(&inbox_next_id, 1,
+							__ATOMIC_RELAXED);
 	if (id != 0)
 		/* Relaxed, pairs with nothing: reopens a CLOSED (or never
 		 * used) inbox. No pusher writes a CLOSED head (they push
@@ -775,6 +786,48 @@ inbox_collect(void)
 		next = l->next;
 		cache_put(lru_to_page(l));
 	}
+}
+
+/*
+ * Take every open inbox's blocks, whoever owns them, into the calling
+ * thread's cache or the zones: for pp_mem_purge(), a source's destroy and
+ * a capped zone that ran dry, so blocks freed to a thread that stopped
+ * allocating do not stay out of reach. Taking a whole list is safe for any
+ * number of takers (pushes only add to it); a CLOSED inbox is left alone.
+ * Context: any thread, no allocator lock held.
+ */
+unsigned long
+_pp_inboxes_steal(void)
+{
+	struct pp_list_head *old, *next;
+	unsigned long taken = 0;
+	unsigned int id, n;
+
+	/* Relaxed: a bound only; ids above it have never been claimed, and
+	 * a thread claiming one now has nothing in it yet. Pairs with the
+	 * increment under inbox_lock in inbox_claim(). */
+	n = __atomic_load_n(&inbox_next_id, __ATOMIC_RELAXED);
+	for (id = 1; id < n; id++) {
+		/* Relaxed, pairs with nothing: a guess for the CAS. */
+		old = pp_load_relaxed(&inboxes[id].head);
+		while (old != NULL && old != INBOX_CLOSED) {
+			/* A6'': as A6, pairs with release R6 of the pushes
+			 * whose blocks it takes. */
+			if (__atomic_compare_exchange_n(&inboxes[id].head,
+							&old, NULL, 1,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				break;
+		}
+		if (old == INBOX_CLOSED)
+			continue;
+		for (; old != NULL; old = next) {
+			next = old->next;
+			cache_put(lru_to_page(old));
+			taken++;
+		}
+	}
+	return taken;
 }
 
 /* Thread exit: take the inbox's blocks, close it, give the id back. */

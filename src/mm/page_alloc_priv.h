@@ -242,6 +242,11 @@ uint64_t _pp_decay_clock(void);
  * into the free lists. Caller holds z->grow_lock. */
 void _pp_zone_add_region(struct pp_zone *z, struct pp_region *r);
 
+/* Take the blocks waiting in every thread's inbox (freed for it by other
+ * threads) into the calling thread's cache or the zones. Context: any
+ * thread, no allocator lock held. */
+unsigned long _pp_inboxes_steal(void);
+
 /* Drain the calling thread's cached pages of @src's zones. */
 void _pp_thread_cache_drain_source(struct pp_mem_source *src);
 
