@@ -28,8 +28,10 @@
  * anonymous memory (the default, used by alloc_pages()), 2 MiB hugepages
  * (MAP_HUGETLB), a memfd another process can map, or a region the caller
  * supplies (an AF_XDP UMEM, io_uring provided buffers). A source grows by
- * 4 MiB regions on demand, up to an optional byte limit, and keeps what it
- * mapped until it is destroyed. A user region is fixed: the source serves
+ * 4 MiB regions on demand, up to an optional byte limit, and gives a region
+ * whose pages are all free again back to the system after its dirty decay
+ * (pp_mem_source_set_dirty_decay_ms(); created sources keep everything
+ * unless told, the default source returns at once). A user region is fixed: the source serves
  * exactly the pages inside it, never maps more and never unmaps it.
  *
  * Speed. Each thread keeps a small cache of free blocks of order 0 to
