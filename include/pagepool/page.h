@@ -28,8 +28,10 @@
  * anonymous memory (the default, used by alloc_pages()), 2 MiB hugepages
  * (MAP_HUGETLB), a memfd another process can map, or a region the caller
  * supplies (an AF_XDP UMEM, io_uring provided buffers). A source grows by
- * 4 MiB regions on demand, up to an optional byte limit, and keeps what it
- * mapped until it is destroyed. A user region is fixed: the source serves
+ * 4 MiB regions on demand, up to an optional byte limit, and gives a region
+ * whose pages are all free again back to the system after its dirty decay
+ * (pp_mem_source_set_dirty_decay_ms(); created sources keep everything
+ * unless told, the default source returns at once). A user region is fixed: the source serves
  * exactly the pages inside it, never maps more and never unmaps it.
  *
  * Speed. Each thread keeps a small cache of free blocks of order 0 to
@@ -37,9 +39,9 @@
  * a thread's alloc/free pair touches no lock and no shared cache line; the
  * cache refills from and spills to the shared buddy lists in batches, under
  * the zone's spinlock. A page freed by another thread than the one that
- * allocated it goes into the freeing thread's cache, as a page freed on
- * another CPU goes to that CPU's list in the kernel. A thread's cache is
- * returned to the shared lists when the thread exits, or on
+ * allocated it goes home, to the allocating thread's cache, in batches
+ * (mimalloc's thread-free lists), not through the shared lists. A thread's
+ * cache is returned to the shared lists when the thread exits, or on
  * pp_thread_cache_drain().
  *
  * Errors. Allocation functions return NULL and set errno: EINVAL for bad
@@ -179,7 +181,8 @@ struct page {
 	};
 	int _refcount;
 	unsigned char _order;
-	unsigned char _pad[3];
+	unsigned char _pad;
+	unsigned short _pcp_owner;	/* allocator: the allocating thread */
 #ifndef __cplusplus
 	void *virtual;
 #else
@@ -477,6 +480,9 @@ virt_to_head_page(const void *addr)
  * pp_thread_cache_drain() - return the calling thread's cached free pages
  * (all sources) to the shared buddy lists.
  *
+ * Also pushes the blocks this thread freed for other threads (they go home
+ * in batches) and takes the blocks other threads freed for it.
+ *
  * Threads do this automatically when they exit. A long-lived thread calls
  * it before another thread destroys a source it used.
  * Context: any thread; affects only the caller's cache.
@@ -621,6 +627,55 @@ PP_API int pp_mem_source_page_offset(const struct pp_mem_source *src,
  * address, without reading the freed descriptor).
  */
 PP_API struct pp_mem_source *pp_page_source(const struct page *page);
+
+/* Largest dirty decay accepted, in ms (an hour). */
+#define PP_DECAY_MS_MAX 3600000L
+
+/**
+ * pp_mem_source_set_dirty_decay_ms() - how long free memory of @src stays
+ * mapped before it goes back to the system.
+ * @src: the source (pp_mem_source_default() for alloc_pages()'s).
+ * @ms: 0 returns a region the moment its last page is freed; N > 0 once it
+ *	has been free N ms, at the next allocator slow path on its zone (a
+ *	thread cache refill or spill, pp_thread_cache_drain()) or at
+ *	pp_mem_purge(); -1 never (memory is kept until the source is
+ *	destroyed). Up to PP_DECAY_MS_MAX.
+ *
+ * Memory goes back in whole 4 MiB regions, unmapped with their
+ * descriptors; only regions whose pages were all freed qualify, and pages
+ * in any thread's cache count as in use. The default source starts with
+ * the value of the environment variable PAGEPOOL_DIRTY_DECAY_MS (read when
+ * it is created), or 0; created sources start at -1. No thread of the
+ * library runs the decay.
+ * Context: any thread.
+ * Return: 0; -EINVAL for NULL or @ms out of range; -EOPNOTSUPP for a
+ * PP_MEM_USER source (the caller's memory, never unmapped) unless @ms is -1.
+ */
+PP_API int pp_mem_source_set_dirty_decay_ms(struct pp_mem_source *src,
+					    long ms);
+
+/**
+ * pp_mem_source_dirty_decay_ms() - @src's dirty decay, in ms (-1: never).
+ * Return: the decay; -EINVAL for NULL.
+ */
+PP_API long pp_mem_source_dirty_decay_ms(const struct pp_mem_source *src);
+
+/**
+ * pp_mem_purge() - give free memory back to the system now.
+ * @src: the source; NULL means every live source.
+ *
+ * Takes the blocks waiting for their allocating threads (freed for them by
+ * other threads), drains the calling thread's cache of the source(s),
+ * then unmaps every
+ * region whose pages are all free, whatever its decay (a source whose
+ * decay is -1 included). Other threads' caches are not touched: the pages
+ * they hold keep their regions. Memory mapped again later is zeroed by the
+ * system, as any new region.
+ * Context: any thread; takes the allocator's locks (not for a fast path).
+ * @src must not be destroyed concurrently.
+ * Return: the bytes returned (0 for a PP_MEM_USER source).
+ */
+PP_API long pp_mem_purge(struct pp_mem_source *src);
 
 #ifdef __cplusplus
 }

@@ -34,7 +34,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,12 +78,12 @@ struct pp_addr_map {
 };
 
 static struct pp_region **data_top[1UL << PP_MAP_TOP_BITS];
-static struct pp_region **desc_top[1UL << PP_DESC_TOP_BITS];
+struct pp_region **_pp_desc_top[1UL << PP_DESC_TOP_BITS];
 static const struct pp_addr_map data_map = {
 	PP_MAP_SHIFT, PP_MAP_LEAF_BITS, data_top
 };
 static const struct pp_addr_map desc_map = {
-	PP_DESC_SHIFT, PP_DESC_LEAF_BITS, desc_top
+	PP_DESC_SHIFT, PP_DESC_LEAF_BITS, _pp_desc_top
 };
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -264,11 +266,17 @@ map_prepare(const struct pp_addr_map *m, uintptr_t first, uintptr_t last)
 	for (g = first; g <= last; g++) {
 		leaf = m->top[g >> m->leaf_bits];
 		if (leaf == NULL) {
-			/* An array of region pointers: sizeof a pointer is
-			 * meant. */
-			leaf = _pp_zalloc_aligned(nr * sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
-						  PP_CACHELINE_SIZE);
-			if (leaf == NULL)
+			/* An array of region pointers (sizeof a pointer is
+			 * meant), mapped rather than taken from the heap and
+			 * cleared: a leaf spans far more memory than is ever
+			 * used, and only the pages of it written become
+			 * resident (the descriptor leaf is 512 KiB). */
+			if (_pp_fault_should_fail())
+				return -ENOMEM;
+			leaf = mmap(NULL, nr * sizeof(*leaf), /* NOLINT(bugprone-sizeof-expression) */
+				    PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (leaf == MAP_FAILED)
 				return -ENOMEM;
 			/* R3: pairs with acquire A3 in addr_map_lookup(). */
 			pp_store_release(&m->top[g >> m->leaf_bits], leaf);
@@ -324,6 +332,35 @@ map_insert(struct pp_region *r)
 	return ret;
 }
 
+/*
+ * Give back the page of a leaf holding granule @g's entry if every entry
+ * on it is NULL: the regions returned over a process's life are spread
+ * over the address space, and the leaf pages naming them would otherwise
+ * stay resident (some 200 KiB after returning 1 GiB). A reader racing
+ * with this reads NULL either way: a discarded page of a private
+ * anonymous mapping reads as zero. Caller holds map_lock (so no entry
+ * on the page is being set).
+ */
+static void
+leaf_page_release(const struct pp_addr_map *m, uintptr_t g)
+{
+	const size_t per_page = PAGE_SIZE / sizeof(struct pp_region *); /* NOLINT(bugprone-sizeof-expression) */
+	struct pp_region **leaf = m->top[g >> m->leaf_bits];
+	struct pp_region **pg;
+	size_t i;
+
+	if (leaf == NULL)
+		return;
+	pg = leaf + (LEAF_IDX(m, g) & ~(per_page - 1));
+	for (i = 0; i < per_page; i++)
+		/* Relaxed: entries are written only under map_lock, which
+		 * we hold; atomic only because readers load them without
+		 * it (A4). Pairs with nothing. */
+		if (pp_load_relaxed(&pg[i]) != NULL)
+			return;
+	(void)madvise(pg, PAGE_SIZE, MADV_DONTNEED);	/* advice */
+}
+
 static void
 map_clear(const struct pp_addr_map *m, uintptr_t first, uintptr_t last,
 	  const struct pp_region *r)
@@ -336,6 +373,8 @@ map_clear(const struct pp_addr_map *m, uintptr_t first, uintptr_t last,
 		if (leaf != NULL && leaf[LEAF_IDX(m, g)] == r)
 			pp_store_relaxed(&leaf[LEAF_IDX(m, g)], NULL);
 	}
+	for (g = first; g <= last; g++)
+		leaf_page_release(m, g);
 }
 
 /* Context: any thread; takes map_lock. No reader may look @r up anymore. */
@@ -521,13 +560,16 @@ map_backing(struct pp_mem_source *src, int nid, uint64_t off)
 /*
  * Zeroed memory for @npages descriptors, starting on a granule boundary of
  * the descriptor table, so no two arrays share a granule. Up to a granule
- * (the 4 MiB regions we map) comes from the heap, as any bookkeeping;
- * larger arrays (user regions) are mapped without swap accounting, so only
- * the descriptors built take memory. *@len: the bytes mapped, 0 for heap.
+ * (the 4 MiB regions we map) comes from the heap, as any bookkeeping,
+ * unless @whole: the array of a region that may be returned to the system
+ * is mapped on its own, so that unmapping it returns its memory too (a
+ * freed heap block may stay resident in the heap). Larger arrays (user
+ * regions) are mapped without swap accounting, so only the descriptors
+ * built take memory. *@len: the bytes mapped, 0 for heap.
  * NULL with errno on failure.
  */
 static struct page *
-desc_alloc(size_t npages, size_t *len)
+desc_alloc(size_t npages, int whole, size_t *len)
 {
 	const size_t align = 1UL << PP_DESC_SHIFT;
 	size_t size = npages * sizeof(struct page);
@@ -535,7 +577,7 @@ desc_alloc(size_t npages, size_t *len)
 	void *res;
 
 	*len = 0;
-	if (size <= align)
+	if (size <= align && !whole)
 		return _pp_zalloc_aligned(size, align);
 	if (_pp_fault_should_fail()) {
 		errno = ENOMEM;
@@ -614,7 +656,8 @@ region_new(struct pp_zone *z, void *addr, size_t len, int build)
 	r = _pp_zalloc_aligned(sizeof(*r), PP_CACHELINE_SIZE);
 	if (r == NULL)
 		return NULL;
-	r->pages = desc_alloc(npages, &r->desc_len);
+	/* Regions we map (@build) may be returned to the system. */
+	r->pages = desc_alloc(npages, build, &r->desc_len);
 	if (r->pages == NULL) {
 		_pp_free(r);
 		errno = ENOMEM;
@@ -646,6 +689,41 @@ region_free(struct pp_region *r)
 	if (r->map_addr != NULL)
 		munmap(r->map_addr, r->map_len);
 	region_discard(r);
+}
+
+int
+_pp_region_release(struct pp_region *r)
+{
+	struct pp_zone *z = r->zone;
+	struct pp_mem_source *src = z->src;
+	struct pp_region **pp;
+
+	/* The failure a test can inject here stands for an munmap() that
+	 * cannot split a mapping (ENOMEM); ours never need a split. */
+	if (_pp_fault_should_fail())
+		return -ENOMEM;
+	for (pp = &z->regions; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	}
+	/* No page of @r is allocated or cached, so only a caller holding a
+	 * stale pointer could still look it up; it finds nothing, as after
+	 * pp_mem_source_destroy(). */
+	map_remove(r);
+	if (src->kind == PP_MEM_MEMFD)
+		/* The file keeps its pages until punched; a failure leaves
+		 * them there, harmless (the offset is never reused). */
+		(void)fallocate(src->fd,
+				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)r->obj_off, (off_t)r->map_len);
+	munmap(r->map_addr, r->map_len);
+	region_discard(r);
+	pthread_mutex_lock(&src->lock);
+	src->mapped_bytes -= PP_REGION_SIZE;
+	pthread_mutex_unlock(&src->lock);
+	return 0;
 }
 
 static void
@@ -947,6 +1025,7 @@ pp_mem_source_create(const struct pp_mem_source_opts *opts)
 		return NULL;
 	pthread_mutex_init(&src->lock, NULL);
 	src->fd = -1;
+	src->dirty_decay_ms = -1;	/* the default source: see below */
 	src->kind = o.kind;
 	src->requested_kind = o.kind;
 	src->flags = o.flags;
@@ -1013,6 +1092,9 @@ pp_mem_source_destroy(struct pp_mem_source *src)
 		return 0;
 	if (src == pp_load_acquire(&default_src))
 		return -EINVAL;
+	/* Blocks other threads freed for a thread that has not allocated
+	 * since are no one's: take them too. */
+	_pp_inboxes_steal();
 	_pp_thread_cache_drain_source(src);
 	/* Under the registry lock, so no pool can take the source between
 	 * the checks and the unlink. */
@@ -1041,6 +1123,85 @@ pp_mem_source_id(const struct pp_mem_source *src)
 	return src->id;
 }
 
+/*
+ * The default source's decay: PAGEPOOL_DIRTY_DECAY_MS if it is a whole
+ * number from -1 to 3600000 (an hour), else 0 (at once).
+ */
+static long
+default_decay_ms(void)
+{
+	const char *e = getenv("PAGEPOOL_DIRTY_DECAY_MS");
+	char *end;
+	long ms;
+
+	if (e == NULL || *e == '\0')
+		return 0;
+	errno = 0;
+	ms = strtol(e, &end, 10);
+	if (errno != 0 || *end != '\0' || ms < -1 || ms > PP_DECAY_MS_MAX)
+		return 0;
+	return ms;
+}
+
+int
+pp_mem_source_set_dirty_decay_ms(struct pp_mem_source *src, long ms)
+{
+	if (src == NULL || ms < -1 || ms > PP_DECAY_MS_MAX)
+		return -EINVAL;
+	if (src->kind == PP_MEM_USER)
+		return ms == -1 ? 0 : -EOPNOTSUPP;
+	/* Relaxed: a setting, read whole by decay_ns() in page_alloc.c,
+	 * which pairs with this store; it publishes nothing else. */
+	pp_store_relaxed(&src->dirty_decay_ms, ms);
+	return 0;
+}
+
+long
+pp_mem_source_dirty_decay_ms(const struct pp_mem_source *src)
+{
+	if (src == NULL)
+		return -EINVAL;
+	/* Relaxed: see pp_mem_source_set_dirty_decay_ms(). */
+	return pp_load_relaxed(&src->dirty_decay_ms);
+}
+
+/* Purge @src: the calling thread's cache of it first, then every free
+ * region of every zone. */
+static size_t
+source_purge(struct pp_mem_source *src)
+{
+	uint64_t now = _pp_decay_clock();
+	size_t bytes = 0;
+	int i;
+
+	if (src->kind == PP_MEM_USER)
+		return 0;
+	_pp_inboxes_steal();
+	_pp_thread_cache_drain_source(src);
+	for (i = 0; i < src->nr_zones; i++) {
+		pthread_mutex_lock(&src->zones[i]->grow_lock);
+		bytes += _pp_zone_purge_locked(src->zones[i], now, 0, 1);
+		pthread_mutex_unlock(&src->zones[i]->grow_lock);
+	}
+	return bytes;
+}
+
+long
+pp_mem_purge(struct pp_mem_source *src)
+{
+	struct pp_mem_source *it;
+	size_t bytes = 0;
+
+	if (src != NULL)
+		return (long)source_purge(src);
+	/* Under the registry lock, so no source is destroyed meanwhile. */
+	pthread_mutex_lock(&src_reg_lock);
+	for (it = src_reg_head; it != NULL; it = it->reg_next)
+		bytes += source_purge(it);
+	pthread_mutex_unlock(&src_reg_lock);
+	return (long)bytes;
+}
+
 struct pp_mem_source *
 pp_mem_source_default(void)
 {
@@ -1055,8 +1216,10 @@ pp_mem_source_default(void)
 	if (src == NULL) {
 		src = pp_mem_source_create(NULL);
 		/* R5: pairs with acquire A5 above. */
-		if (src != NULL)
+		if (src != NULL) {
+			src->dirty_decay_ms = default_decay_ms();
 			pp_store_release(&default_src, src);
+		}
 	}
 	pthread_mutex_unlock(&default_lock);
 	return src;

@@ -24,11 +24,10 @@
  * lock hold per batch. A thread that uses more zones than it has slots
  * falls back to the zone's lists for the extra ones.
  *
- * Cross-thread frees go into the freeing thread's cache, as a page freed on
- * another CPU goes to that CPU's list in the kernel: no remote queue, no
- * message to the allocating thread, and a producer/consumer pair simply moves
- * pages from one cache to the other, bounded by the high watermark, beyond
- * which they flow back through the zone.
+ * Cross-thread frees go home: a block of order 0..3 freed by a thread
+ * other than the one that allocated it is batched for that thread's inbox
+ * and taken into its cache at its next refill (see struct pp_inbox), as
+ * mimalloc's thread-free lists do, rather than through the buddy lists.
  *
  * Thread exit drains the thread's cache to the zones (a pthread key
  * destructor). Slots keep the zone pointer of the last zone they served
@@ -39,6 +38,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <pagepool/atomic_pvt.h>
 #include <pagepool/page.h>
@@ -69,9 +69,48 @@ struct pp_pcp {
 	struct pp_pcp_list lists[PP_PCP_ORDERS];
 };
 
+/*
+ * Remote frees (mimalloc's thread-free lists). A thread with a cache owns
+ * an inbox, named by a small id stored in every block it allocates
+ * (page->_pcp_owner). Another thread freeing such a block does not put it
+ * in its own cache: it gathers blocks bound for one owner in a private
+ * batch and pushes the batch onto the owner's inbox with one CAS (an MPSC
+ * stack). The owner takes the whole inbox with one exchange on its slow
+ * path (a refill, a drain) into its cache. Blocks go home without touching
+ * the buddy lists: no merge on free, no split on the next refill.
+ *
+ * An inbox outlives its thread: at exit the thread flushes its batch,
+ * empties its inbox and marks it INBOX_CLOSED; a batch pushed to a closed
+ * inbox goes to the zones instead, and the id is given to the next thread
+ * that registers. A block freed after its owner's id was reused simply
+ * goes to the new owner, which takes blocks of any zone.
+ */
+#define PP_INBOXES		1024	/* ids 1..1023; 0: no inbox */
+#define REMOTE_BATCH		32
+#define INBOX_CLOSED		((struct pp_list_head *)1)
+
+struct pp_inbox {
+	struct pp_list_head *head;	/* atomic; NULL, a list or CLOSED */
+} PP_CACHELINE_ALIGNED;
+
+static struct pp_inbox inboxes[PP_INBOXES];
+static unsigned short inbox_free_ids[PP_INBOXES];
+static unsigned int inbox_nr_free, inbox_next_id = 1;
+static pthread_mutex_t inbox_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct pp_remote_batch {
+	struct pp_list_head *head, *tail;	/* through lru.next */
+	unsigned int n;
+	unsigned short owner;
+};
+
 struct pp_thread_cache {
 	struct pp_pcp slots[PP_PCP_SLOTS];
 	int registered;		/* destructor armed (1) or impossible (-1) */
+	unsigned short inbox_id;	/* 0: none */
+	struct pp_remote_batch rb;
+	struct pp_pcp *last;		/* the slot pcp_slot() found last */
+	struct pp_zone *def_zone;	/* the default source's one zone */
 };
 
 static __thread struct pp_thread_cache tcache;
@@ -163,6 +202,70 @@ buddy_insert(struct pp_zone *z, struct page *page, unsigned int order)
 }
 
 /*
+ * ---- Returning memory to the system --------------------------------------
+ *
+ * A region we mapped that becomes one free block again by merging (its
+ * pages were used and are all back) is "dirty": mapped, resident, unused.
+ * After the source's dirty_decay_ms it is unmapped, descriptors and all
+ * (_pp_region_release()), and the zone maps a fresh one when it needs
+ * memory again. The decay is checked on the allocator's slow paths (a
+ * cache refill or spill, a free that bypasses the cache), never on a fast
+ * path and never by a thread of ours: with a decay of 0 the free that
+ * completes the region returns it; with a longer one the first slow path
+ * after it expires does, or pp_mem_purge() at once. Regions never used
+ * since they were mapped are not dirty (nothing of them is resident but
+ * what their descriptors take), which also keeps a region a thread has
+ * just mapped from being taken back before it allocates from it.
+ */
+
+uint64_t
+_pp_decay_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+decay_ns(const struct pp_zone *z)
+{
+	/* Relaxed: a setting, read whole; pairs with the relaxed store in
+	 * pp_mem_source_set_dirty_decay_ms(). Nothing is published by it. */
+	long ms = pp_load_relaxed(&z->src->dirty_decay_ms);
+
+	return ms < 0 ? UINT64_MAX : (uint64_t)ms * 1000000ULL;
+}
+
+/* @r just became one free block by merging. Caller holds z->lock. */
+static void
+region_mark_dirty(struct pp_zone *z, struct pp_region *r)
+{
+	uint64_t now = _pp_decay_clock(), d = decay_ns(z), due;
+
+	r->free_since_ns = now | 1;	/* never 0 */
+	due = d == UINT64_MAX ? UINT64_MAX : now + d;
+	if (z->nr_dirty == 0 || due < z->purge_next_ns)
+		/* Relaxed: a hint for zone_maybe_purge(), which reads it
+		 * without the lock and checks again under it. */
+		pp_store_relaxed(&z->purge_next_ns, due);
+	/* Relaxed, as purge_next_ns. */
+	pp_store_relaxed(&z->nr_dirty, z->nr_dirty + 1);
+}
+
+/* @r (dirty or not) leaves the free lists as a whole block. Caller holds
+ * z->lock. */
+static void
+region_clear_dirty(struct pp_zone *z, struct pp_region *r)
+{
+	if (r->free_since_ns == 0)
+		return;
+	r->free_since_ns = 0;
+	/* Relaxed: see region_mark_dirty(). */
+	pp_store_relaxed(&z->nr_dirty, z->nr_dirty - 1);
+}
+
+/*
  * Return the block at @page, of @order, from region @r to the lists,
  * merging it with free buddies. Caller holds z->lock.
  */
@@ -192,6 +295,8 @@ buddy_free(struct pp_zone *z, struct pp_region *r, struct page *page,
 		order++;
 	}
 	buddy_insert(z, &r->pages[pfn - r->base_pfn], order);
+	if (order == MAX_PAGE_ORDER && r->map_addr != NULL)
+		region_mark_dirty(z, r);
 }
 
 /* Take a block of @order, splitting a larger one. Caller holds z->lock. */
@@ -212,6 +317,8 @@ buddy_take(struct pp_zone *z, unsigned int order)
 	page = lru_to_page(l);
 	page->flags &= ~PP_PG_BUDDY;
 	z->nr_free[o]--;
+	if (o == MAX_PAGE_ORDER)
+		region_clear_dirty(z, _pp_region_of(page->virtual));
 	/* Split: the upper half of each level goes back to the lists. A
 	 * block's descriptors are contiguous, as it lies in one region. */
 	while (o > order) {
@@ -312,7 +419,117 @@ zone_grow(struct pp_zone *z, unsigned int order, gfp_t gfp)
 	return 0;
 }
 
-static struct pp_pcp *pcp_slot(struct pp_zone *z, int create);
+#define PURGE_BATCH 16
+
+size_t
+_pp_zone_purge_locked(struct pp_zone *z, uint64_t now, uint64_t age_ns,
+		      int all)
+{
+	struct pp_region *batch[PURGE_BATCH], *r;
+	uint64_t next = UINT64_MAX, due;
+	struct pp_list_head *l, *ln;
+	unsigned int i, n;
+	size_t bytes = 0;
+	int failed = 0;
+
+	do {
+		n = 0;
+		pp_spin_lock(&z->lock);
+		for (l = z->free_area[MAX_PAGE_ORDER].next;
+		     l != &z->free_area[MAX_PAGE_ORDER] && n < PURGE_BATCH;
+		     l = ln) {
+			ln = l->next;
+			r = _pp_region_of(lru_to_page(l)->virtual);
+			if (r->map_addr == NULL)
+				continue;	/* the caller's memory */
+			if (!all) {
+				if (r->free_since_ns == 0)
+					continue;
+				if (now - r->free_since_ns < age_ns) {
+					due = r->free_since_ns + age_ns;
+					if (due < next)
+						next = due;
+					continue;
+				}
+			}
+			list_del(l);
+			lru_to_page(l)->flags &= ~PP_PG_BUDDY;
+			z->nr_free[MAX_PAGE_ORDER]--;
+			z->free_pages -= 1UL << MAX_PAGE_ORDER;
+			z->managed_pages -= 1UL << MAX_PAGE_ORDER;
+			region_clear_dirty(z, r);
+			batch[n++] = r;
+		}
+		if (n < PURGE_BATCH)
+			/* Relaxed: see region_mark_dirty(). */
+			pp_store_relaxed(&z->purge_next_ns, next);
+		pp_spin_unlock(&z->lock);
+
+		for (i = 0; i < n; i++) {
+			r = batch[i];
+			if (_pp_region_release(r) == 0) {
+				bytes += PP_REGION_SIZE;
+				continue;
+			}
+			/* Not released (an injected failure): the region
+			 * goes back to the lists as it was, dirty again, and
+			 * this call takes no further batch, so a failing
+			 * release cannot spin. */
+			pp_spin_lock(&z->lock);
+			z->managed_pages += 1UL << MAX_PAGE_ORDER;
+			buddy_insert(z, r->pages, MAX_PAGE_ORDER);
+			z->free_pages += 1UL << MAX_PAGE_ORDER;
+			region_mark_dirty(z, r);
+			pp_spin_unlock(&z->lock);
+			failed = 1;
+		}
+	} while (n == PURGE_BATCH && !failed);
+	return bytes;
+}
+
+/*
+ * The decay check of the slow paths: return @z's regions whose decay has
+ * expired. Costs one relaxed load when nothing is dirty. Skipped when
+ * another thread holds grow_lock (it is growing or purging this zone):
+ * the next slow path checks again. Context: any thread, no allocator
+ * lock held.
+ */
+static void
+zone_maybe_purge(struct pp_zone *z)
+{
+	uint64_t now, d;
+
+	/* Relaxed hints (stored under z->lock by region_mark_dirty() and
+	 * _pp_zone_purge_locked()); checked again under the lock. */
+	if (PP_LIKELY(pp_load_relaxed(&z->nr_dirty) == 0))
+		return;
+	d = decay_ns(z);
+	if (d == UINT64_MAX)
+		return;
+	now = _pp_decay_clock();
+	if (d != 0 && now < pp_load_relaxed(&z->purge_next_ns))
+		return;
+	if (pthread_mutex_trylock(&z->grow_lock) != 0)
+		return;
+	_pp_zone_purge_locked(z, now, d, 0);
+	pthread_mutex_unlock(&z->grow_lock);
+}
+
+static struct pp_pcp *pcp_slot_slow(struct pp_zone *z, int create);
+
+/* The calling thread's slot for @z; with @create, claim an empty one.
+ * NULL if none (the caller goes to the zone directly). A thread mostly
+ * uses one zone: the slot found last is tried first, inline; slots hold
+ * distinct zones, so it is the one the search would find. */
+static PP_ALWAYS_INLINE struct pp_pcp *
+pcp_slot(struct pp_zone *z, int create)
+{
+	struct pp_pcp *pcp = tcache.last;
+
+	if (PP_LIKELY(pcp != NULL && pcp->zone == z && tcache.registered > 0))
+		return pcp;
+	return pcp_slot_slow(z, create);
+}
 static int pcp_empty(const struct pp_pcp *pcp);
 static void pcp_drain(struct pp_pcp *pcp);
 
@@ -330,11 +547,15 @@ static unsigned int
 zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
 		struct pp_list_head **list, gfp_t gfp)
 {
+	unsigned long stolen;
 	unsigned int got = 0;
 	struct pp_pcp *pcp;
-	int drained = 0;
+	int drained = 0, err;
 	struct page *page;
 
+	/* Expired regions go before any is taken: refilling from one would
+	 * keep all of its memory resident for the sake of a few pages. */
+	zone_maybe_purge(z);
 	for (;;) {
 		pp_spin_lock(&z->lock);
 		while (got < n && (page = buddy_take(z, order)) != NULL) {
@@ -347,12 +568,20 @@ zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
 			return got;
 		if (zone_grow(z, order, gfp) == 0)
 			continue;
-		pcp = pcp_slot(z, 0);
-		if (drained || pcp == NULL || pcp_empty(pcp))
+		if (drained)
 			return 0;	/* errno from zone_grow() */
+		/* Blocks other threads freed for their owners, and this
+		 * thread's own cache, back to the lists once. */
+		err = errno;
+		stolen = _pp_inboxes_steal();
+		errno = err;
+		pcp = pcp_slot(z, 0);
+		if (stolen == 0 && (pcp == NULL || pcp_empty(pcp)))
+			return 0;
 		/* The list being filled is empty (that is why we are here),
 		 * so draining the slot leaves *list alone. */
-		pcp_drain(pcp);
+		if (pcp != NULL)
+			pcp_drain(pcp);
 		drained = 1;
 	}
 }
@@ -361,10 +590,17 @@ zone_take_batch(struct pp_zone *z, unsigned int order, unsigned int n,
  * ---- Per-thread caches (owner thread only) ------------------------------
  */
 
+static void remote_flush(void);
+static void inbox_close(void);
+static void inbox_collect(void);
+static unsigned short inbox_claim(void);
+
 static void
 tcache_destructor(void *arg)
 {
 	(void)arg;
+	remote_flush();
+	inbox_close();
 	pp_thread_cache_drain();
 	/*
 	 * Another key's destructor may still free pages into this cache
@@ -392,6 +628,8 @@ tcache_register(void)
 	pthread_once(&tcache_once, tcache_key_init);
 	if (tcache_key_ok && pthread_setspecific(tcache_key, &tcache) == 0) {
 		tcache.registered = 1;
+		if (tcache.inbox_id == 0)
+			tcache.inbox_id = inbox_claim();
 		return 1;
 	}
 	/* Without a destructor, cached pages would outlive the thread:
@@ -411,10 +649,9 @@ pcp_empty(const struct pp_pcp *pcp)
 	return 1;
 }
 
-/* The calling thread's slot for @z; with @create, claim an empty one.
- * NULL if none (the caller goes to the zone directly). */
-static struct pp_pcp *
-pcp_slot(struct pp_zone *z, int create)
+/* pcp_slot() past the slot found last. */
+static __attribute__((noinline)) struct pp_pcp *
+pcp_slot_slow(struct pp_zone *z, int create)
 {
 	struct pp_pcp *pcp;
 	int i;
@@ -427,21 +664,21 @@ pcp_slot(struct pp_zone *z, int create)
 		return NULL;
 	for (i = 0; i < PP_PCP_SLOTS; i++)
 		if (tcache.slots[i].zone == z)
-			return &tcache.slots[i];
+			return tcache.last = &tcache.slots[i];
 	if (!create)
 		return NULL;
 	for (i = 0; i < PP_PCP_SLOTS; i++) {
 		pcp = &tcache.slots[i];
 		if (pcp->zone == NULL || pcp_empty(pcp)) {
 			pcp->zone = z;
-			return pcp;
+			return tcache.last = pcp;
 		}
 	}
 	return NULL;
 }
 
 /* Give @n blocks of @order from @pcp back to its zone (n = -1u: all). */
-static void
+static __attribute__((noinline)) void
 pcp_spill(struct pp_pcp *pcp, unsigned int order, unsigned int n)
 {
 	struct pp_pcp_list *l = &pcp->lists[order];
@@ -460,6 +697,7 @@ pcp_spill(struct pp_pcp *pcp, unsigned int order, unsigned int n)
 		buddy_free(z, _pp_region_of(page->virtual), page, order);
 	}
 	pp_spin_unlock(&z->lock);
+	zone_maybe_purge(z);
 }
 
 static void
@@ -471,11 +709,211 @@ pcp_drain(struct pp_pcp *pcp)
 		pcp_spill(pcp, o, -1u);
 }
 
+/*
+ * ---- Remote frees (see struct pp_inbox) ---------------------------------
+ */
+
+/* An id with its inbox open, or 0 when all are taken (the thread then
+ * gets no remote frees: blocks it allocated go where they are freed). */
+static unsigned short
+inbox_claim(void)
+{
+	unsigned short id = 0;
+
+	pthread_mutex_lock(&inbox_lock);
+	if (inbox_nr_free != 0)
+		id = inbox_free_ids[--inbox_nr_free];
+	else if (inbox_next_id < PP_INBOXES)
+		/* Relaxed: read without the lock by _pp_inboxes_steal(). */
+		id = (unsigned short)__atomic_fetch_add(&inbox_next_id, 1,
+							__ATOMIC_RELAXED);
+	if (id != 0)
+		/* Relaxed, pairs with nothing: reopens a CLOSED (or never
+		 * used) inbox. No pusher writes a CLOSED head (they push
+		 * only onto NULL or a list), so nothing is lost; pushes
+		 * after this are published by their own release R6. */
+		pp_store_relaxed(&inboxes[id].head, NULL);
+	pthread_mutex_unlock(&inbox_lock);
+	return id;
+}
+
+/*
+ * A block freed by another thread, or left by a closed inbox: into the
+ * calling thread's cache if it has a slot for the zone (never claiming
+ * one, so a slot being filled keeps its zone), else the zone.
+ */
+static void
+cache_put(struct page *page)
+{
+	struct pp_region *r = _pp_region_of(page->virtual);
+	unsigned int order = page->_order;
+	struct pp_zone *z = r->zone;
+	struct pp_pcp_list *l;
+	struct pp_pcp *pcp;
+
+	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 0) : NULL;
+	if (pcp != NULL) {
+		l = &pcp->lists[order];
+		page->lru.next = l->head;
+		l->head = &page->lru;
+		if (PP_UNLIKELY(++l->count > pcp_high[order]))
+			pcp_spill(pcp, order, pcp_batch[order]);
+		return;
+	}
+	pp_spin_lock(&z->lock);
+	buddy_free(z, r, page, order);
+	pp_spin_unlock(&z->lock);
+	zone_maybe_purge(z);
+}
+
+/* Take every block in the calling thread's inbox into its cache. */
+static void
+inbox_collect(void)
+{
+	struct pp_list_head *l, *next;
+	struct pp_inbox *in;
+
+	if (tcache.inbox_id == 0)
+		return;
+	in = &inboxes[tcache.inbox_id];
+	/* Relaxed: a peek; the exchange below orders. */
+	if (PP_LIKELY(pp_load_relaxed(&in->head) == NULL))
+		return;
+	/* A6: pairs with release R6 in remote_flush(): the freers' last
+	 * writes to the blocks, and the links, precede their reuse here. */
+	l = pp_xchg_acquire(&in->head, NULL);
+	for (; l != NULL; l = next) {
+		next = l->next;
+		cache_put(lru_to_page(l));
+	}
+}
+
+/*
+ * Take every open inbox's blocks, whoever owns them, into the calling
+ * thread's cache or the zones: for pp_mem_purge(), a source's destroy and
+ * a capped zone that ran dry, so blocks freed to a thread that stopped
+ * allocating do not stay out of reach. Taking a whole list is safe for any
+ * number of takers (pushes only add to it); a CLOSED inbox is left alone.
+ * Context: any thread, no allocator lock held.
+ */
+unsigned long
+_pp_inboxes_steal(void)
+{
+	struct pp_list_head *old, *next;
+	unsigned long taken = 0;
+	unsigned int id, n;
+
+	/* Relaxed: a bound only; ids above it have never been claimed, and
+	 * a thread claiming one now has nothing in it yet. Pairs with the
+	 * increment under inbox_lock in inbox_claim(). */
+	n = __atomic_load_n(&inbox_next_id, __ATOMIC_RELAXED);
+	for (id = 1; id < n; id++) {
+		/* Relaxed, pairs with nothing: a guess for the CAS. */
+		old = pp_load_relaxed(&inboxes[id].head);
+		while (old != NULL && old != INBOX_CLOSED) {
+			/* A6'': as A6, pairs with release R6 of the pushes
+			 * whose blocks it takes. */
+			if (__atomic_compare_exchange_n(&inboxes[id].head,
+							&old, NULL, 1,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				break;
+		}
+		if (old == INBOX_CLOSED)
+			continue;
+		for (; old != NULL; old = next) {
+			next = old->next;
+			cache_put(lru_to_page(old));
+			taken++;
+		}
+	}
+	return taken;
+}
+
+/* Thread exit: take the inbox's blocks, close it, give the id back. */
+static void
+inbox_close(void)
+{
+	struct pp_list_head *l, *next;
+	unsigned short id = tcache.inbox_id;
+
+	if (id == 0)
+		return;
+	/* A6': as A6, for the blocks pushed before the close. */
+	l = pp_xchg_acquire(&inboxes[id].head, INBOX_CLOSED);
+	for (; l != NULL; l = next) {
+		next = l->next;
+		cache_put(lru_to_page(l));
+	}
+	tcache.inbox_id = 0;
+	pthread_mutex_lock(&inbox_lock);
+	inbox_free_ids[inbox_nr_free++] = id;
+	pthread_mutex_unlock(&inbox_lock);
+}
+
+/* Push the calling thread's batch onto its owner's inbox (one CAS), or,
+ * if that inbox is closed, put the blocks in the cache or the zones. */
+static void
+remote_flush(void)
+{
+	struct pp_remote_batch *rb = &tcache.rb;
+	struct pp_list_head *old, *l, *next;
+	struct pp_inbox *in;
+	unsigned int i;
+
+	if (rb->n == 0)
+		return;
+	in = &inboxes[rb->owner];
+	/* Relaxed, pairs with nothing: only a guess for the CAS, which
+	 * checks it (a push links to whatever head it replaces, so a stale
+	 * or recycled head is harmless: no ABA for push and take-all). */
+	old = pp_load_relaxed(&in->head);
+	for (;;) {
+		if (old == INBOX_CLOSED) {
+			for (i = 0, l = rb->head; i < rb->n; i++, l = next) {
+				next = l->next;
+				cache_put(lru_to_page(l));
+			}
+			break;
+		}
+		rb->tail->next = old;
+		/* R6: pairs with acquire A6/A6' in inbox_collect() and
+		 * inbox_close(). On failure old is reloaded (relaxed: the
+		 * loop only retries with it). */
+		if (__atomic_compare_exchange_n(&in->head, &old, rb->head, 1,
+						__ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	rb->head = NULL;
+	rb->tail = NULL;
+	rb->n = 0;
+}
+
+/* Free a block another thread allocated into the batch for its owner. */
+static __attribute__((noinline)) void
+remote_free(struct page *page, unsigned short owner)
+{
+	struct pp_remote_batch *rb = &tcache.rb;
+
+	if (rb->n != 0 && rb->owner != owner)
+		remote_flush();
+	page->lru.next = rb->head;
+	if (rb->n == 0)
+		rb->tail = &page->lru;
+	rb->head = &page->lru;
+	rb->owner = owner;
+	if (++rb->n == REMOTE_BATCH)
+		remote_flush();
+}
+
 void
 pp_thread_cache_drain(void)
 {
 	int i;
 
+	remote_flush();
+	inbox_collect();
 	for (i = 0; i < PP_PCP_SLOTS; i++) {
 		pcp_drain(&tcache.slots[i]);
 		tcache.slots[i].zone = NULL;
@@ -487,6 +925,8 @@ _pp_thread_cache_drain_source(struct pp_mem_source *src)
 {
 	int i, j;
 
+	remote_flush();
+	inbox_collect();
 	/* Compare pointers only: a slot may hold a dead zone's address. */
 	for (i = 0; i < PP_PCP_SLOTS; i++)
 		for (j = 0; j < src->nr_zones; j++)
@@ -501,7 +941,7 @@ _pp_thread_cache_drain_source(struct pp_mem_source *src)
  */
 
 /* Make a free block a live one: count 1, compound tails pointing home. */
-static void
+static PP_ALWAYS_INLINE void
 prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
 	unsigned long head = (unsigned long)page | 1UL;
@@ -511,6 +951,7 @@ prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 	 * head's first word must not look like a tail's. */
 	page->compound_head = 0;
 	page->_order = (unsigned char)order;
+	page->_pcp_owner = tcache.inbox_id;
 	for (i = 1; i < (1UL << order); i++)
 		page[i].compound_head = head;
 	set_page_count(page, 1);
@@ -519,7 +960,7 @@ prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 }
 
 /* One block from @z, through the calling thread's cache when it can. */
-static struct page *
+static PP_ALWAYS_INLINE struct page *
 zone_alloc(struct pp_zone *z, gfp_t gfp, unsigned int order)
 {
 	struct pp_list_head *list = NULL;
@@ -537,8 +978,13 @@ zone_alloc(struct pp_zone *z, gfp_t gfp, unsigned int order)
 	if (PP_LIKELY(pcp != NULL)) {
 		l = &pcp->lists[order];
 		if (PP_UNLIKELY(l->count == 0)) {
-			l->count = zone_take_batch(z, order, pcp_batch[order],
-						   &l->head, gfp);
+			/* Blocks freed by other threads first (cache_put()
+			 * keeps this slot's zone). */
+			inbox_collect();
+			if (l->count == 0)
+				l->count = zone_take_batch(z, order,
+							   pcp_batch[order],
+							   &l->head, gfp);
 			if (l->count == 0)
 				return NULL;
 		}
@@ -579,9 +1025,15 @@ alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 		errno = EINVAL;
 		return NULL;
 	}
+	/* The default source is never destroyed, and with one zone every
+	 * node-less request goes there: skip resolving it each time. */
+	if (PP_LIKELY(nid == NUMA_NO_NODE && tcache.def_zone != NULL))
+		return zone_alloc(tcache.def_zone, gfp, order);
 	src = pp_mem_source_default();
 	if (PP_UNLIKELY(src == NULL))
 		return NULL;
+	if (src->nr_zones == 1)
+		tcache.def_zone = src->zones[0];
 	return alloc_pages_src(src, nid, gfp, order);
 }
 
@@ -623,6 +1075,8 @@ alloc_pages_bulk_src(struct pp_mem_source *src, int nid, gfp_t gfp,
 			break;
 		}
 		if (l != NULL) {
+			if (l->count == 0)
+				inbox_collect();
 			if (l->count == 0) {
 				/* Refill for the rest of the array in one lock
 				 * hold, up to the cache's high mark. */
@@ -676,13 +1130,22 @@ alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
  */
 
 /* Return a block whose count is zero, through the caller's cache. */
-static void
+static PP_ALWAYS_INLINE void
 free_the_page(struct pp_region *r, struct page *page, unsigned int order)
 {
+	unsigned short owner = page->_pcp_owner;
 	struct pp_zone *z = r->zone;
 	struct pp_pcp_list *l;
 	struct pp_pcp *pcp;
 
+	/* Another thread's block goes home through its inbox; the batch
+	 * needs this thread's exit-time flush, hence the registration. */
+	if (PP_UNLIKELY(owner != tcache.inbox_id) && owner != 0 &&
+	    order <= PP_PCP_MAX_ORDER &&
+	    (tcache.registered > 0 || tcache_register())) {
+		remote_free(page, owner);
+		return;
+	}
 	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 1) : NULL;
 	if (PP_LIKELY(pcp != NULL)) {
 		l = &pcp->lists[order];
@@ -695,13 +1158,14 @@ free_the_page(struct pp_region *r, struct page *page, unsigned int order)
 	pp_spin_lock(&z->lock);
 	buddy_free(z, r, page, order);
 	pp_spin_unlock(&z->lock);
+	zone_maybe_purge(z);
 }
 
 /*
  * Drop one reference; true if it was the last. A count already at zero is
  * a double free: undone, reported, false.
  */
-static int
+static PP_ALWAYS_INLINE int
 put_page_testzero(struct page *page, const char *fn)
 {
 	int old;
@@ -730,10 +1194,10 @@ put_page_testzero(struct page *page, const char *fn)
 }
 
 /* Validate @page as the head of a live block; its region, or NULL. */
-static struct pp_region *
+static PP_ALWAYS_INLINE struct pp_region *
 check_head(const char *fn, struct page *page)
 {
-	struct pp_region *r = _pp_page_region(page);
+	struct pp_region *r = _pp_page_region_inline(page);
 
 	if (PP_UNLIKELY(r == NULL)) {
 		report_bad_page(fn, page, "not a page of this allocator");
@@ -795,7 +1259,7 @@ put_page(struct page *page)
 		return;
 	/* Nothing of @page is read before it is known to be ours: it may
 	 * point into the freed descriptors of a destroyed source. */
-	r = _pp_page_region(page);
+	r = _pp_page_region_inline(page);
 	if (PP_UNLIKELY(r == NULL)) {
 		report_bad_page(__func__, page, "not a page of this allocator");
 		return;

@@ -82,6 +82,10 @@ struct pp_region {
 	void *map_addr;			/* what we munmap(); NULL: not ours */
 	size_t map_len;
 	uint64_t obj_off;		/* offset in the memfd / user region */
+	/* When the region last became one free block by merging (a page
+	 * freed), CLOCK_MONOTONIC_COARSE ns; 0 while in use, and for a
+	 * region never used since it was mapped. Under the zone lock. */
+	uint64_t free_since_ns;
 };
 
 /*
@@ -99,6 +103,11 @@ struct pp_zone {
 	unsigned long managed_pages;
 	unsigned long nr_free[NR_PAGE_ORDERS];
 	struct pp_list_head free_area[NR_PAGE_ORDERS];
+	/* Regions with free_since_ns set ("dirty": freed, still mapped),
+	 * and the earliest time one of them is due to be returned. Written
+	 * under @lock; read without it as a hint (see zone_maybe_purge()). */
+	unsigned long nr_dirty;
+	uint64_t purge_next_ns;
 
 	/* Slow, read-mostly part. */
 	pthread_mutex_t grow_lock PP_CACHELINE_ALIGNED;
@@ -124,6 +133,9 @@ struct pp_mem_source {
 	uint64_t memfd_size;
 	int nr_zones;
 	struct pp_zone **zones;		/* [nr_zones], index = node */
+	/* Free regions are returned to the system after being free this
+	 * long; 0 at once, -1 never. Any thread may set it (relaxed). */
+	long dirty_decay_ms;
 	/* Registry (mem_source.c): the id page_pool_params names the source
 	 * by, and the pools created on it, under the registry lock. */
 	int id;
@@ -140,6 +152,36 @@ struct pp_region *_pp_region_of(const void *addr);
  * address alone, without reading it, so a pointer into the descriptors of
  * a destroyed source is refused. Context: any thread, lock-free. */
 struct pp_region *_pp_page_region(const struct page *page);
+
+/* The descriptor table's top array (mem_source.c), for the inline copy of
+ * _pp_page_region() on the freeing fast path. */
+extern struct pp_region **_pp_desc_top[1UL << PP_DESC_TOP_BITS];
+
+static inline __attribute__((always_inline)) struct pp_region *
+_pp_page_region_inline(const struct page *page)
+{
+	uintptr_t a = (uintptr_t)page, g, off;
+	struct pp_region **leaf, *r;
+
+	if (a >> PP_MAP_ADDR_BITS)
+		return NULL;
+	g = a >> PP_DESC_SHIFT;
+	/* A3: pairs with release R3 in map_prepare() (mem_source.c). */
+	leaf = __atomic_load_n(&_pp_desc_top[g >> PP_DESC_LEAF_BITS],
+			       __ATOMIC_ACQUIRE);
+	if (leaf == NULL)
+		return NULL;
+	/* A4: pairs with release R4 in map_set() (mem_source.c). */
+	r = __atomic_load_n(&leaf[g & ((1UL << PP_DESC_LEAF_BITS) - 1)],
+			    __ATOMIC_ACQUIRE);
+	if (r == NULL)
+		return NULL;
+	off = a - (uintptr_t)r->pages;
+	if (off >= (r->end_pfn - r->base_pfn) * sizeof(struct page) ||
+	    off % sizeof(struct page) != 0)
+		return NULL;
+	return r;
+}
 
 /*
  * Map a new region for @z, build its descriptors and publish it in the
@@ -174,11 +216,36 @@ int _pp_numa_node_local(void);
 int _pp_region_build_chunk(struct pp_region *r, unsigned long *from,
 			   unsigned long *to);
 
+/*
+ * Give region @r (one free block of MAX_PAGE_ORDER, already out of the
+ * zone's lists and counters) back to the system: unpublish it, unmap its
+ * memory and descriptors, and uncount it from the source. Caller holds
+ * r->zone->grow_lock. 0, or -ENOMEM (injected failure) with nothing
+ * changed.
+ */
+int _pp_region_release(struct pp_region *r);
+
 /* ---- page_alloc.c ---- */
+
+/*
+ * Return @z's free regions to the system: with @all every free region we
+ * mapped, else those free for at least @age_ns at @now. Caller holds
+ * z->grow_lock. Return: the bytes returned.
+ */
+size_t _pp_zone_purge_locked(struct pp_zone *z, uint64_t now, uint64_t age_ns,
+			     int all);
+
+/* CLOCK_MONOTONIC_COARSE in ns: the clock of the decay. */
+uint64_t _pp_decay_clock(void);
 
 /* Count a freshly published region's pages in @z and put its built chunks
  * into the free lists. Caller holds z->grow_lock. */
 void _pp_zone_add_region(struct pp_zone *z, struct pp_region *r);
+
+/* Take the blocks waiting in every thread's inbox (freed for it by other
+ * threads) into the calling thread's cache or the zones. Context: any
+ * thread, no allocator lock held. */
+unsigned long _pp_inboxes_steal(void);
 
 /* Drain the calling thread's cached pages of @src's zones. */
 void _pp_thread_cache_drain_source(struct pp_mem_source *src);
