@@ -138,9 +138,16 @@ frag_sock_blocks_held(const struct frag_sock *sk)
 
 	if (sk->untracked > 0)
 		return -1;
-	for (unsigned int i = 0; i < sk->blocks_cap; i++)
-		held += sk->blocks[i] != NULL &&
-			page_ref_count(sk->blocks[i]) != 0;
+	for (unsigned int i = 0; i < sk->blocks_cap; i++) {
+		if (sk->blocks[i] == NULL)
+			continue;
+		/* A block whose region went back to the system (the
+		 * default source's dirty decay) is free, and its descriptor
+		 * unmapped: ask the allocator by address before reading. */
+		if (pp_page_source(sk->blocks[i]) == NULL)
+			continue;
+		held += page_ref_count(sk->blocks[i]) != 0;
+	}
 	return held;
 }
 
