@@ -611,12 +611,10 @@ sim_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 	struct sim_priv *p = netdev_priv(dev);
 	struct sim_queue *q = &p->q[0];
 	unsigned int mask = p->ring_size - 1, idx;
-	int i;
+	int i = _pp_xdp_xmit_check(dev, flags);
 
-	if (flags & ~XDP_XMIT_FLAGS_MASK)
-		return -EINVAL;
-	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
-		return -ENETDOWN;
+	if (i != 0)
+		return i;
 	pp_spin_lock(&q->tx_lock);
 	for (i = 0; i < n; i++) {
 		struct xdp_frame *xdpf = frames[i];
@@ -938,12 +936,8 @@ sim_bpf(struct net_device *dev, struct netdev_bpf *bpf)
 {
 	struct sim_priv *p = netdev_priv(dev);
 
-	if (bpf->command != XDP_SETUP_PROG)
-		return -EINVAL;
-	/* R12: pairs with acquire in sim_rx(): the poll sees the program
-	 * complete. */
-	pp_store_release(&p->xdp_prog, bpf->prog);
-	return 0;
+	/* R12: the release in it pairs with the acquire in sim_rx(). */
+	return _pp_xdp_setup_prog(&p->xdp_prog, bpf);
 }
 
 static void

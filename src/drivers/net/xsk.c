@@ -448,12 +448,10 @@ xsk_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 	     uint32_t flags)
 {
 	struct xsk_priv *p = netdev_priv(dev);
-	int i;
+	int i = _pp_xdp_xmit_check(dev, flags);
 
-	if (flags & ~XDP_XMIT_FLAGS_MASK)
-		return -EINVAL;
-	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
-		return -ENETDOWN;
+	if (i != 0)
+		return i;
 	for (i = 0; i < n; i++)
 		if (ptr_ring_produce_any(p->xmit_ring, frames[i]) != 0)
 			break;
@@ -702,12 +700,8 @@ xsk_bpf(struct net_device *dev, struct netdev_bpf *bpf)
 {
 	struct xsk_priv *p = netdev_priv(dev);
 
-	if (bpf->command != XDP_SETUP_PROG)
-		return -EINVAL;
-	/* R1: pairs with the acquire in xsk_rx(): the poll sees the program
-	 * complete. */
-	pp_store_release(&p->xdp_prog, bpf->prog);
-	return 0;
+	/* R1: the release in it pairs with the acquire in xsk_rx(). */
+	return _pp_xdp_setup_prog(&p->xdp_prog, bpf);
 }
 
 /* A redirected frame still queued when the device goes. */

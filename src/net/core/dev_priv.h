@@ -7,6 +7,8 @@
 #ifndef PAGEPOOL_DEV_PRIV_H
 #define PAGEPOOL_DEV_PRIV_H
 
+#include <errno.h>
+
 #include <pagepool/netdevice.h>
 #include <pagepool/page_pool.h>
 #include <pagepool/xdp.h>
@@ -95,6 +97,35 @@ _pp_bpf_prog_run_xdp(const struct bpf_prog *prog, struct xdp_buff *xdp)
 			ctx.data_meta != xdp->data_meta))
 		return _pp_xdp_run_adjusted(xdp, &ctx, act);
 	return _pp_xdp_count(&xdp->rxq->stats, act);
+}
+
+/*
+ * ndo_bpf()'s XDP_SETUP_PROG for a driver keeping its program in @slot:
+ * 0, or -EINVAL for another command.
+ */
+static inline int
+_pp_xdp_setup_prog(struct bpf_prog **slot, const struct netdev_bpf *bpf)
+{
+	if (bpf->command != XDP_SETUP_PROG)
+		return -EINVAL;
+	/* Pairs with the acquire of @slot in the driver's RX poll (xsk_rx(),
+	 * sim_rx()): the poll sees the program complete. */
+	pp_store_release(slot, bpf->prog);
+	return 0;
+}
+
+/*
+ * What ndo_xdp_xmit() checks before it queues frames: 0, -EINVAL for a
+ * flag it does not know, -ENETDOWN while @dev is down.
+ */
+static inline int
+_pp_xdp_xmit_check(struct net_device *dev, uint32_t flags)
+{
+	if (flags & ~XDP_XMIT_FLAGS_MASK)
+		return -EINVAL;
+	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
+		return -ENETDOWN;
+	return 0;
 }
 
 /*
