@@ -28,25 +28,11 @@
 #                last one); testpmd's main lcore goes on another
 set -eu
 
-usage() {
-	sed -n 's/^#   //p' "$0" >&2
-	exit 2
-}
-
-cpu='' pos=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--cpu) [ $# -ge 2 ] || usage; cpu=$2; shift ;;
-	-h | --help) usage ;;
-	-*) echo "packet_path_suite: unknown option $1" >&2; usage ;;
-	*) pos+=("$1") ;;
-	esac
-	shift
-done
-if [ ${#pos[@]} -lt 1 ] || [ ${#pos[@]} -gt 3 ]; then usage; fi
+SUITE=packet_path_suite
+. "$(dirname "$0")/suite_lib.sh"
+suite_cpu_args "$@"
 build=${pos[0]} reps=${pos[1]:-3} sec=${pos[2]:-2}
 ncpu=$(nproc)
-[ -n "$cpu" ] || cpu=$((ncpu - 1))
 case $reps$sec$cpu in *[!0-9]*) echo "packet_path_suite: REPS, SEC and --cpu are numbers" >&2; exit 2 ;; esac
 [ "$reps" -ge 1 ] && [ "$sec" -ge 1 ] || { echo "packet_path_suite: REPS and SEC must be at least 1" >&2; exit 2; }
 tool=$build/tools/xdp_rxq_info

@@ -3,7 +3,8 @@
 #
 # Shared by the suites that time a receiver against a sender
 # (afxdp_suite.sh, uring_suite.sh): their common options, the receiver's
-# CPU time from /proc and stopping it. Sourced, not run. The caller sets
+# CPU time from /proc and stopping it; and by those that pin every loop to
+# one core (packet_path_suite.sh, tap_suite.sh): their options. Sourced, not run. The caller sets
 # SUITE (its file name without .sh: messages, and its usage is the
 # comment block from "#   bench/$SUITE" to the "set" line) and may define
 # suite_opt, called with an option the library does not know, returning 0
@@ -49,6 +50,26 @@ suite_args() {
 	esac
 	[ "$reps" -ge 1 ] && [ "$sec" -ge 1 ] && [ "$rate" -ge 1 ] ||
 		{ echo "$SUITE: REPS, SEC and --rate must be at least 1" >&2; exit 2; }
+}
+
+# suite_cpu_args "$@": ARG [N] [N] [--cpu N], the options of the suites
+# pinned to one core; sets pos (the one to three positional arguments) and
+# cpu (default: the last CPU). Bad usage exits 2.
+suite_cpu_args() {
+	local p=()
+	cpu=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--cpu) [ $# -ge 2 ] || suite_usage; cpu=$2; shift ;;
+		-h | --help) suite_usage ;;
+		-*) echo "$SUITE: unknown option $1" >&2; suite_usage ;;
+		*) p+=("$1") ;;
+		esac
+		shift
+	done
+	if [ ${#p[@]} -lt 1 ] || [ ${#p[@]} -gt 3 ]; then suite_usage; fi
+	pos=("${p[@]}")
+	[ -n "$cpu" ] || cpu=$(($(nproc) - 1))
 }
 
 # suite_cpu_ns PID: the process's CPU time so far, ns, all its threads.

@@ -21,24 +21,10 @@
 #     --cpu N the core the single-thread workloads are pinned to (default: the last)
 set -eu
 
-usage() {
-	sed -n 's/^#   //p' "$0" >&2
-	exit 2
-}
-
-cpu='' pos=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--cpu) [ $# -ge 2 ] || usage; cpu=$2; shift ;;
-	-h | --help) usage ;;
-	-*) echo "tap_suite: unknown option $1" >&2; usage ;;
-	*) pos+=("$1") ;;
-	esac
-	shift
-done
-if [ ${#pos[@]} -lt 1 ] || [ ${#pos[@]} -gt 3 ]; then usage; fi
+SUITE=tap_suite
+. "$(dirname "$0")/suite_lib.sh"
+suite_cpu_args "$@"
 tool=${pos[0]} runs=${pos[1]:-10} frames=${pos[2]:-100000}
-[ -n "$cpu" ] || cpu=$(($(nproc) - 1))
 case $runs$frames$cpu in *[!0-9]*) echo "tap_suite: RUNS, FRAMES and --cpu are numbers" >&2; exit 2 ;; esac
 [ -x "$tool" ] || { echo "tap_suite: no $tool (build first)" >&2; exit 1; }
 

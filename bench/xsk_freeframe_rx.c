@@ -49,6 +49,7 @@
 #include <xdp/xsk.h>
 
 #include "cli.h"
+#include "cpu.h"
 
 #define PROG		"xsk_freeframe_rx"
 #define FRAME_SIZE	XSK_UMEM__DEFAULT_FRAME_SIZE	/* 4096 */
@@ -104,15 +105,6 @@ static int
 xdp_print_warn(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBXDP_WARN ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t
@@ -353,13 +345,10 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (c.cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(c.cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		rc = pp_tool_pin_cpu(c.cpu);
+		if (rc != 0) {
 			fprintf(stderr, PROG ": --cpu %d: %s\n", c.cpu,
-				strerror(errno));
+				strerror(-rc));
 			return 2;
 		}
 	}
@@ -385,13 +374,13 @@ main(int argc, char **argv)
 	       c.poll_mode ? "poll()" : "busy polling", c.frames, c.ring);
 	fflush(stdout);
 
-	t0 = now_ns();
+	t0 = pp_tool_now_ns();
 	next = t0 + 1000000000ULL;
 	cpu0 = thread_cpu_ns();
 	while (!stop && (c.count == 0 || rcvd < c.count)) {
 		n = xsk_ring_cons__peek(&s.rx, c.batch, &idx);
 		if (n == 0) {
-			t = now_ns();
+			t = pp_tool_now_ns();
 			if (c.poll_mode) {
 				/* Sleep until frames come, a tick at most
 				 * (SIGINT, --duration, the per-second line). */
@@ -416,7 +405,7 @@ main(int argc, char **argv)
 			}
 			xsk_ring_cons__release(&s.rx, n);
 			rcvd += n;
-			t = now_ns();
+			t = pp_tool_now_ns();
 			if (first == 0)
 				first = t;
 			last = t;

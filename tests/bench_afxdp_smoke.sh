@@ -15,28 +15,17 @@ set -u
 suite=$1/bench/afxdp_suite.sh
 build=$2
 fail=0
+. "$(dirname "$0")/smoke_lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: the AF_XDP suite needs root (namespaces, AF_XDP)"
-	exit 77
-fi
-if ! command -v dpdk-testpmd >/dev/null; then
-	echo "SKIP: dpdk-testpmd not installed (Debian: dpdk-dev)"
-	exit 77
-fi
-if [ ! -x "$build/bench/xsk_freeframe_rx" ]; then
-	echo "SKIP: bench/xsk_freeframe_rx not built (libxdp-dev, libbpf-dev)"
-	exit 77
-fi
-if [ "$(nproc)" -lt 2 ]; then
-	echo "SKIP: one CPU: testpmd needs a second for its main lcore"
-	exit 77
-fi
+need_root "the AF_XDP suite needs root (namespaces, AF_XDP)"
+command -v dpdk-testpmd >/dev/null ||
+	skip "dpdk-testpmd not installed (Debian: dpdk-dev)"
+[ -x "$build/bench/xsk_freeframe_rx" ] ||
+	skip "bench/xsk_freeframe_rx not built (libxdp-dev, libbpf-dev)"
+[ "$(nproc)" -ge 2 ] ||
+	skip "one CPU: testpmd needs a second for its main lcore"
 
-"$suite" >/dev/null 2>&1
-[ $? -eq 2 ] || { echo "FAIL: no arguments should exit 2"; fail=1; }
-"$suite" "$build" 1 x >/dev/null 2>&1
-[ $? -eq 2 ] || { echo "FAIL: SEC x should exit 2"; fail=1; }
+check_suite_usage "$suite" "$build"
 
 before=$(ip netns list | grep -c '^pagepoolpk')
 out=$("$suite" "$build" 1 1 --no-max --rate 20000 2>&1)

@@ -11,6 +11,7 @@ set -u
 suite=$1/bench/packet_path_suite.sh
 build=$2
 fail=0
+. "$(dirname "$0")/smoke_lib.sh"
 
 if ! out=$("$suite" "$build" 1 1 2>&1); then
 	echo "FAIL: packet_path_suite.sh exited non-zero:"; echo "$out"; exit 1
@@ -29,10 +30,7 @@ if command -v dpdk-testpmd >/dev/null && [ "$(nproc)" -ge 2 ] &&
    ! grep -Eq '^\| dpdk-testpmd rxonly net_null copy=1 \| [0-9]' <<<"$out"; then
 	echo "FAIL: dpdk-testpmd is installed but has no row"; echo "$out"; fail=1
 fi
-"$suite" >/dev/null 2>&1
-[ $? -eq 2 ] || { echo "FAIL: no arguments should exit 2"; fail=1; }
-"$suite" "$build" 1 x >/dev/null 2>&1
-[ $? -eq 2 ] || { echo "FAIL: SEC x should exit 2"; fail=1; }
+check_suite_usage "$suite" "$build"
 
 [ "$fail" -eq 0 ] && echo "PASS: packet_path_suite"
 exit "$fail"

@@ -12,15 +12,10 @@ set -u
 suite=$1/bench/tap_suite.sh
 tool=$2
 fail=0
+. "$(dirname "$0")/smoke_lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: tap_suite.sh needs root for a measured run"
-	exit 77
-fi
-if [ ! -c /dev/net/tun ]; then
-	echo "SKIP: no /dev/net/tun (TUN/TAP not available here)"
-	exit 77
-fi
+need_root "tap_suite.sh needs root for a measured run"
+need_tun
 if ! out=$("$suite" "$tool" 2 500 2>&1); then
 	echo "FAIL: tap_suite.sh exited non-zero:"; echo "$out"; exit 1
 fi

@@ -15,16 +15,12 @@ set -u
 suite=$1/bench/uring_suite.sh
 build=$2
 fail=0
+. "$(dirname "$0")/smoke_lib.sh"
 
-if [ ! -x "$build/tools/udp_sink" ]; then
-	echo "SKIP: tools/udp_sink not built (liburing-dev missing)"
-	exit 77
-fi
+[ -x "$build/tools/udp_sink" ] ||
+	skip "tools/udp_sink not built (liburing-dev missing)"
 
-"$suite" >/dev/null 2>&1
-[ $? -eq 2 ] || { echo "FAIL: no arguments should exit 2"; fail=1; }
-"$suite" "$build" 1 x >/dev/null 2>&1
-[ $? -eq 2 ] || { echo "FAIL: SEC x should exit 2"; fail=1; }
+check_suite_usage "$suite" "$build"
 
 out=$("$suite" "$build" 1 1 --no-max --rate 5000 2>&1)
 rc=$?

@@ -15,15 +15,10 @@
 set -u
 tool=$1
 fail=0
+. "$(dirname "$0")/smoke_lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: tap_net_test needs root (a network namespace and a TAP device)"
-	exit 77
-fi
-if [ ! -c /dev/net/tun ]; then
-	echo "SKIP: no /dev/net/tun (TUN/TAP not available here)"
-	exit 77
-fi
+need_root "tap_net_test needs root (a network namespace and a TAP device)"
+need_tun
 
 run() {
 	local out rc

@@ -276,15 +276,6 @@ pop_thread(void *arg)
 	return NULL;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Run the test once with cfg.alloc; 0, or 1 on failure. */
 static int
 run_test(void)
@@ -309,13 +300,13 @@ run_test(void)
 	}
 	while (pp_load_relaxed(&ready) != 2)
 		sched_yield();
-	t0 = now_ns();
+	t0 = pp_tool_now_ns();
 	/* R1: pairs with acquire A1 in wait_start(). */
 	pp_store_release(&start, 1);
 	/* The module's wait_for_completion_timeout() rounds. */
 	for (;;) {
-		round_end = now_ns() + (uint64_t)cfg.watchdog_s * 1000000000u;
-		while (now_ns() < round_end &&
+		round_end = pp_tool_now_ns() + (uint64_t)cfg.watchdog_s * 1000000000u;
+		while (pp_tool_now_ns() < round_end &&
 		       (pp_load_relaxed(&test_pushed) < cfg.nr_test ||
 			pp_load_relaxed(&test_popped) < cfg.nr_test)) {
 			struct timespec ts = { 0, 200000 };
@@ -337,7 +328,7 @@ run_test(void)
 		last_push = push;
 		last_pop = pop;
 	}
-	t1 = now_ns();
+	t1 = pp_tool_now_ns();
 	pthread_join(pusher, NULL);
 	pthread_join(popper, NULL);
 

@@ -55,6 +55,7 @@
 #endif
 
 #include "cli.h"
+#include "cpu.h"
 
 #define PROG		"pp_pktgen"
 #define HDR_LEN		42U	/* Ethernet 14 + IPv4 20 + UDP 8 */
@@ -108,15 +109,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static void
@@ -297,7 +289,7 @@ pacer_init(struct pacer *p, unsigned long long rate, unsigned int batch)
 	if (p->depth < 2.0 * p->burst)
 		p->depth = 2.0 * p->burst;
 	p->tokens = p->burst;
-	p->last = now_ns();
+	p->last = pp_tool_now_ns();
 }
 
 /* How many frames may go now (at most @want); sleeps for tokens. */
@@ -312,7 +304,7 @@ pacer_take(struct pacer *p, unsigned int want)
 	if (want > p->burst)
 		want = p->burst;
 	for (;;) {
-		t = now_ns();
+		t = pp_tool_now_ns();
 		p->tokens += (double)(t - p->last) * (double)p->rate / 1e9;
 		p->last = t;
 		if (p->tokens > p->depth)
@@ -345,7 +337,7 @@ struct progress {
 static void
 progress_init(struct progress *pr, const struct cfg *c)
 {
-	pr->t0 = now_ns();
+	pr->t0 = pp_tool_now_ns();
 	pr->next = pr->t0 + 1000000000ULL;
 	pr->last_t = pr->t0;
 	pr->last_sent = 0;
@@ -391,6 +383,39 @@ batch_want(const struct cfg *c, unsigned long long sent)
 		return c->batch;
 	left = c->count - sent;
 	return left < c->batch ? (unsigned int)left : c->batch;
+}
+
+/* ---- sendmmsg() batches --------------------------------------------------- */
+
+/* Point @msg at the one buffer @base of @len bytes, through @iov. */
+static void
+mmsg_point(struct mmsghdr *msg, struct iovec *iov, void *base, size_t len)
+{
+	iov->iov_base = base;
+	iov->iov_len = len;
+	msg->msg_hdr.msg_iov = iov;
+	msg->msg_hdr.msg_iovlen = 1;
+}
+
+/*
+ * Send msgs[off..want) on @fd: how many went, or -EAGAIN when the kernel
+ * had no room (counted in nobufs, after a yield) or the call was
+ * interrupted: the caller sends the same again; else -errno.
+ */
+static int
+mmsg_send(int fd, struct mmsghdr *msgs, unsigned int off, unsigned int want,
+	  struct result *res)
+{
+	int n = sendmmsg(fd, msgs + off, want - off, 0);
+
+	if (n >= 0)
+		return n;
+	if (errno != ENOBUFS && errno != EAGAIN && errno != EINTR)
+		return -errno;
+	if (errno != EINTR)
+		res->nobufs++;
+	sched_yield();
+	return -EAGAIN;
 }
 
 /* ---- AF_PACKET ----------------------------------------------------------- */
@@ -450,10 +475,8 @@ send_packet(const struct cfg *c, struct result *res)
 	}
 	for (i = 0; i < c->batch; i++) {
 		build_frame(c, frames + (size_t)i * c->size);
-		iov[i].iov_base = frames + (size_t)i * c->size;
-		iov[i].iov_len = c->size;
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
+		mmsg_point(&msgs[i], &iov[i], frames + (size_t)i * c->size,
+			   c->size);
 	}
 
 	pacer_init(&pacer, c->rate, c->batch);
@@ -470,17 +493,12 @@ send_packet(const struct cfg *c, struct result *res)
 				stamp_udp(c, frames + (size_t)i * c->size + 34,
 					  sent + i, &ts);
 		}
-		n = sendmmsg(fd, msgs + off, want - off, 0);
+		n = mmsg_send(fd, msgs, off, want, res);
+		if (n == -EAGAIN)
+			continue;
 		if (n < 0) {
-			if (errno == ENOBUFS || errno == EAGAIN ||
-			    errno == EINTR) {
-				if (errno != EINTR)
-					res->nobufs++;
-				sched_yield();
-				continue;
-			}
 			fprintf(stderr, PROG ": sendmmsg on %s: %s\n", c->dev,
-				strerror(errno));
+				strerror(-n));
 			goto out;
 		}
 		sent += (unsigned int)n;
@@ -490,13 +508,13 @@ send_packet(const struct cfg *c, struct result *res)
 			off = 0;
 		else
 			res->nobufs++;	/* the rest was refused */
-		if (progress_tick(&pr, c, now_ns(), sent))
+		if (progress_tick(&pr, c, pp_tool_now_ns(), sent))
 			break;
 	}
 	rc = 0;
 out:
 	res->sent = sent;
-	res->secs = (double)(now_ns() - pr.t0) / 1e9;
+	res->secs = (double)(pp_tool_now_ns() - pr.t0) / 1e9;
 	free(frames);
 	free(iov);
 	free(msgs);
@@ -577,10 +595,7 @@ send_udp(const struct cfg *c, struct result *res)
 
 		if (plen >= 16)
 			put32(pl, PKTGEN_MAGIC);
-		iov[i].iov_base = pl;
-		iov[i].iov_len = plen;
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
+		mmsg_point(&msgs[i], &iov[i], pl, plen);
 	}
 
 	pacer_init(&pacer, c->rate, c->batch);
@@ -593,24 +608,18 @@ send_udp(const struct cfg *c, struct result *res)
 				stamp_payload(c, bufs + (size_t)i * plen,
 					      sent + i, &ts);
 		}
-		n = sendmmsg(fds[cur], msgs + off, want - off, 0);
+		n = mmsg_send(fds[cur], msgs, off, want, res);
+		if (n == -EAGAIN)
+			continue;
+		/* An ICMP port unreachable came back: the datagram refused
+		 * with it was not sent; send it again. */
+		if (n == -ECONNREFUSED) {
+			res->refused++;
+			continue;
+		}
 		if (n < 0) {
-			if (errno == ENOBUFS || errno == EAGAIN ||
-			    errno == EINTR) {
-				if (errno != EINTR)
-					res->nobufs++;
-				sched_yield();
-				continue;
-			}
-			/* An ICMP port unreachable came back: the datagram
-			 * refused with it was not sent; send it again. */
-			if (errno == ECONNREFUSED) {
-				res->refused++;
-				continue;
-			}
 			fprintf(stderr, PROG ": sendmmsg to %s:%u: %s\n",
-				inet_ntoa(c->dst_ip), c->dport,
-				strerror(errno));
+				inet_ntoa(c->dst_ip), c->dport, strerror(-n));
 			goto out;
 		}
 		sent += (unsigned int)n;
@@ -621,13 +630,13 @@ send_udp(const struct cfg *c, struct result *res)
 			if (++cur == c->flows)
 				cur = 0;
 		}
-		if (progress_tick(&pr, c, now_ns(), sent))
+		if (progress_tick(&pr, c, pp_tool_now_ns(), sent))
 			break;
 	}
 	rc = 0;
 out:
 	res->sent = sent;
-	res->secs = (double)(now_ns() - pr.t0) / 1e9;
+	res->secs = (double)(pp_tool_now_ns() - pr.t0) / 1e9;
 	if (fds != NULL) {
 		for (i = 0; i < c->flows; i++)
 			if (fds[i] >= 0)
@@ -727,7 +736,7 @@ send_xdp(const struct cfg *c, struct result *res)
 			outstanding -= n;
 			completed += n;
 		}
-		t = now_ns();
+		t = pp_tool_now_ns();
 		if (stop || (c->count != 0 && queued >= c->count) ||
 		    progress_tick(&pr, c, t, completed - dropped)) {
 			/* Wait for the frames on the ring, up to a second. */
@@ -792,7 +801,7 @@ send_xdp(const struct cfg *c, struct result *res)
 		       (unsigned long long)xst.tx_ring_empty_descs);
 out:
 	res->sent = completed - dropped;
-	res->secs = (double)(now_ns() - pr.t0) / 1e9;
+	res->secs = (double)(pp_tool_now_ns() - pr.t0) / 1e9;
 	if (xsk != NULL)
 		xsk_socket__delete(xsk);
 	if (umem != NULL)
@@ -1055,13 +1064,10 @@ main(int argc, char **argv)
 	}
 
 	if (c.cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(c.cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		rc = pp_tool_pin_cpu(c.cpu);
+		if (rc != 0) {
 			fprintf(stderr, PROG ": --cpu %d: %s\n", c.cpu,
-				strerror(errno));
+				strerror(-rc));
 			return EXIT_USAGE;
 		}
 	}

@@ -42,6 +42,7 @@
 
 #include "cli.h"
 #include "cpu.h"
+#include "netdev_tool.h"
 #ifdef PP_HAVE_AFXDP
 #include "drivers/net/xsk.h"
 #endif
@@ -51,9 +52,6 @@
 struct xdp2_state {
 	uint64_t rxcnt[NPROTO];
 };
-
-static volatile sig_atomic_t stop;
-static int pool_freed;
 
 static int
 parse_ipv4(const unsigned char *data, size_t off, const unsigned char *end)
@@ -124,20 +122,6 @@ usage(const char *prog)
 		"IFACE not named sim<N> is a real interface: an AF_XDP socket\n"
 		"on its queue 0 (copy mode; -S binds in SKB mode).\n",
 		prog);
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static void
-on_pool_free(void *pool)
-{
-	(void)pool;
-	__atomic_store_n(&pool_freed, 1, __ATOMIC_RELEASE);
 }
 
 int
@@ -269,21 +253,10 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	if (iommu) {
-		struct pp_iommu_opts io = { .sz = sizeof(io),
-			.flags = bounce ? PP_DMA_F_BOUNCE | PP_DMA_F_POISON : 0 };
-
-		dmadev = pp_iommu_create(&io);
-	} else {
-		struct pp_dma_dev_opts id = { .sz = sizeof(id),
-			.flags = bounce ? PP_DMA_F_BOUNCE | PP_DMA_F_POISON : 0 };
-
-		dmadev = pp_dma_identity_create(&id);
-	}
-	if (dmadev == NULL) {
-		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
+	dmadev = pp_tool_dma_dev_create(iommu, bounce ? PP_DMA_F_BOUNCE |
+							PP_DMA_F_POISON : 0);
+	if (dmadev == NULL)
 		return 1;
-	}
 	nopts.dma_dev = dmadev;
 #ifdef PP_HAVE_AFXDP
 	if (xsk) {
@@ -302,27 +275,19 @@ main(int argc, char **argv)
 		ndev = 1;
 	}
 #endif
-	for (i = 0; !xsk && i <= want; i++) {
-		devs[i] = netsim_create(&nopts);
-		if (devs[i] == NULL) {
-			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
-				strerror(errno));
-			rc = errno == EINVAL ? 2 : 1;
+	if (!xsk) {
+		rc = pp_tool_netsim_create(devs, &ndev, want, &nopts, ifname);
+		if (rc != 0)
 			goto out;
-		}
-		ndev++;
 	}
 	dev = dev_get_by_name(ifname);
-	ret = dev != NULL ? dev_open(dev) : -ENODEV;
-	if (ret != 0) {
-#ifdef PP_HAVE_AFXDP
-		if (xsk)
-			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-				pp_xsk_open_error(dev));
-		else
-#endif
-			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-				strerror(-ret));
+	if (dev == NULL) {
+		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+			strerror(ENODEV));
+		rc = 1;
+		goto out;
+	}
+	if (pp_tool_dev_open(dev, ifname, xsk) != 0) {
 		rc = 1;
 		goto out;
 	}
@@ -334,8 +299,7 @@ main(int argc, char **argv)
 		napi = pp_xsk_napi(dev);
 	}
 #endif
-	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
-	page_pool_destroy(pool);
+	pp_tool_watch_pool(pool);
 
 	memset(&st, 0, sizeof(st));
 	memset(&prev, 0, sizeof(prev));
@@ -348,8 +312,7 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	pp_tool_catch_signals();
 	if (wire_thread && netsim_wire_start(dev, 0, 0) != 0) {
 		fprintf(stderr, "ERR: wire thread failed\n");
 		rc = 1;
@@ -357,7 +320,7 @@ main(int argc, char **argv)
 	}
 	getrusage(RUSAGE_THREAD, &ru0);
 	t0 = tlast = pp_tool_now_s();
-	while (!stop) {
+	while (!pp_tool_stop) {
 		int work;
 
 		if (!wire_thread && !xsk)
@@ -402,20 +365,10 @@ main(int argc, char **argv)
 	rx = dev->stats.rx_packets;
 	for (i = 0, seen = 0; i < NPROTO; i++)
 		seen += st.rxcnt[i];
-	if (cpu_time) {
-		double usr = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-			     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6,
-		       sys = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-			     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-
-		printf("CPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, polling thread)\n",
-		       rx != 0 ? (usr + sys) * 1e9 / (double)rx : 0.0, usr,
-		       sys, rx);
-	}
+	if (cpu_time)
+		pp_tool_print_cpu_time("", &ru0, &ru1, rx);
 #ifdef PP_HAVE_AFXDP
 	if (xsk) {
-		struct pp_xsk_stats xs;
-
 		/* Give the kernel a moment to complete what was sent back. */
 		for (i = 0; i < 100 && dev->stats.tx_packets +
 				dev->xdp_exceptions < rx; i++) {
@@ -424,19 +377,13 @@ main(int argc, char **argv)
 		}
 		/* Closing counts what was delivered and never polled. */
 		dev_close(dev);
-		pp_xsk_get_stats(dev, &xs);
 		printf("AF_XDP dev:%s queue:0 mode:%s received:%" PRIu64
 		       " tx:%" PRIu64 " exceptions:%" PRIu64 " missed:%" PRIu64
 		       "\n", dev->name,
 		       xdp_flags & XDP_FLAGS_SKB_MODE ? "skb" : "native", rx,
 		       dev->stats.tx_packets, dev->xdp_exceptions,
 		       dev->stats.rx_missed_errors);
-		printf("AF_XDP kernel XDP_STATISTICS: rx_dropped:%" PRIu64
-		       " rx_ring_full:%" PRIu64 " rx_fill_ring_empty_descs:%" PRIu64
-		       " rx_invalid_descs:%" PRIu64 " tx_invalid_descs:%" PRIu64 "\n",
-		       xs.rx_dropped, xs.rx_ring_full,
-		       xs.rx_fill_ring_empty_descs, xs.rx_invalid_descs,
-		       xs.tx_invalid_descs);
+		pp_tool_print_xsk_stats(dev);
 		fflush(stdout);
 		if (seen != rx ||
 		    dev->stats.tx_packets + dev->xdp_exceptions != rx) {
@@ -461,17 +408,8 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 out:
-	for (i = 0; i < ndev; i++) {
-#ifdef PP_HAVE_AFXDP
-		if (xsk) {
-			pp_xsk_destroy(devs[i]);
-			continue;
-		}
-#endif
-		netsim_destroy(devs[i]);
-	}
-	pp_skb_cache_thread_drain();
-	if (rc == 0 && !__atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE)) {
+	pp_tool_devs_destroy(devs, ndev, xsk);
+	if (rc == 0 && !pp_tool_pool_freed()) {
 		fprintf(stderr, "ERR: pages still in flight after destroy\n");
 		rc = 1;
 	}

@@ -59,6 +59,7 @@
 
 #include "cli.h"
 #include "cpu.h"
+#include "netdev_tool.h"
 #ifdef PP_HAVE_AFXDP
 #include "drivers/net/xsk.h"
 #endif
@@ -98,8 +99,6 @@ static const char *const action_names[XDP_ACTION_MAX] = {
 	[XDP_REDIRECT] = "XDP_REDIRECT",
 };
 
-static volatile sig_atomic_t stop;
-static int pool_freed;
 
 /* Frames of a pcap file, for netsim_wire_replay(). */
 struct pcap_frames {
@@ -447,20 +446,6 @@ stats_print(const struct net_device *dev, int ifindex, const char *action,
 	fflush(stdout);
 }
 
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static void
-on_pool_free(void *pool)
-{
-	(void)pool;
-	__atomic_store_n(&pool_freed, 1, __ATOMIC_RELEASE);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -693,19 +678,8 @@ main(int argc, char **argv)
 	dflags = coherent ? PP_DMA_F_COHERENT : 0;
 	if (bounce)
 		dflags |= PP_DMA_F_BOUNCE | PP_DMA_F_POISON;
-	if (iommu) {
-		struct pp_iommu_opts io = { .sz = sizeof(io),
-			.flags = dflags };
-
-		dmadev = pp_iommu_create(&io);
-	} else {
-		struct pp_dma_dev_opts id = { .sz = sizeof(id),
-			.flags = dflags };
-
-		dmadev = pp_dma_identity_create(&id);
-	}
+	dmadev = pp_tool_dma_dev_create(iommu, dflags);
 	if (dmadev == NULL) {
-		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
 		pcap_free(&pf);
 		return EXIT_FAIL;
 	}
@@ -736,15 +710,10 @@ main(int argc, char **argv)
 	}
 #endif
 	/* Create sim0 .. simN; only the one asked for runs. */
-	for (i = 0; !xsk && i <= want; i++) {
-		extra[i] = netsim_create(&nopts);
-		if (extra[i] == NULL) {
-			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
-				strerror(errno));
-			rc = errno == EINVAL ? EXIT_FAIL_OPTION : EXIT_FAIL;
+	if (!xsk) {
+		rc = pp_tool_netsim_create(extra, &ndev, want, &nopts, ifname);
+		if (rc != 0)
 			goto out_devs;
-		}
-		ndev++;
 	}
 	dev = dev_get_by_name(ifname);
 	if (dev == NULL) {
@@ -753,16 +722,7 @@ main(int argc, char **argv)
 		rc = EXIT_FAIL_OPTION;
 		goto out_devs;
 	}
-	ret = dev_open(dev);
-	if (ret != 0) {
-#ifdef PP_HAVE_AFXDP
-		if (xsk)
-			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-				pp_xsk_open_error(dev));
-		else
-#endif
-			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-				strerror(-ret));
+	if (pp_tool_dev_open(dev, ifname, xsk) != 0) {
 		rc = EXIT_FAIL;
 		goto out_devs;
 	}
@@ -783,8 +743,7 @@ main(int argc, char **argv)
 		kifindex = pp_xsk_ifindex(dev);
 	}
 #endif
-	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
-	page_pool_destroy(pool);	/* the reference just taken */
+	pp_tool_watch_pool(pool);
 	watching = true;
 
 	cur = calloc(1, sizeof(*cur));
@@ -809,8 +768,7 @@ main(int argc, char **argv)
 		rc = EXIT_FAIL_XDP;
 		goto out_free;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	pp_tool_catch_signals();
 
 	nq = dev->num_rx_queues;
 	for (q = 0; q < nq; q++)
@@ -829,7 +787,7 @@ main(int argc, char **argv)
 	}
 	getrusage(RUSAGE_THREAD, &ru0);
 	t0 = tlast = pp_tool_now_s();
-	while (!stop) {
+	while (!pp_tool_stop) {
 		int work = 0;
 
 		/* One thread polls every queue in turn (NAPI instances
@@ -864,7 +822,7 @@ main(int argc, char **argv)
 			break;
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
-	if (stop)
+	if (pp_tool_stop)
 		printf("\nInterrupted: Removing XDP program on ifindex:%d device:%s\n",
 		       kifindex, dev->name);
 	for (q = 0; q < nq; q++) {
@@ -891,25 +849,14 @@ main(int argc, char **argv)
 	for (i = 0, iter = 0; i < MAX_CPUS; i++)
 		iter += cur->rx[i];
 	rx = pp_load_relaxed(&dev->stats.rx_packets);
-	if (cpu_time) {
-		double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-			     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6,
-		       sys = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-			     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-
-		printf("\nCPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, polling thread)\n",
-		       rx != 0 ? (cpu + sys) * 1e9 / (double)rx : 0.0, cpu,
-		       sys, rx);
-	}
+	if (cpu_time)
+		pp_tool_print_cpu_time("\n", &ru0, &ru1, rx);
 #ifdef PP_HAVE_AFXDP
 	if (xsk) {
-		struct pp_xsk_stats xs;
-
 		/* Closing counts what was delivered and never polled (and
 		 * frees the pool: its debug count first). */
 		xsk_debug = page_pool_debug_errors(pool);
 		dev_close(dev);
-		pp_xsk_get_stats(dev, &xs);
 		printf("\nAF_XDP dev:%s queue:0 mode:%s received:%" PRIu64
 		       " xdp:%" PRIu64 " tx:%" PRIu64 " stack_udp:%" PRIu64
 		       " exceptions:%" PRIu64 " missed:%" PRIu64 "\n", dev->name,
@@ -918,12 +865,7 @@ main(int argc, char **argv)
 		       pp_load_relaxed(&dev->stack.udp),
 		       pp_load_relaxed(&dev->xdp_exceptions),
 		       pp_load_relaxed(&dev->stats.rx_missed_errors));
-		printf("AF_XDP kernel XDP_STATISTICS: rx_dropped:%" PRIu64
-		       " rx_ring_full:%" PRIu64 " rx_fill_ring_empty_descs:%" PRIu64
-		       " rx_invalid_descs:%" PRIu64 " tx_invalid_descs:%" PRIu64 "\n",
-		       xs.rx_dropped, xs.rx_ring_full,
-		       xs.rx_fill_ring_empty_descs, xs.rx_invalid_descs,
-		       xs.tx_invalid_descs);
+		pp_tool_print_xsk_stats(dev);
 		fflush(stdout);
 		if (iter != rx_detach - dev->stats.rx_length_errors) {
 			fprintf(stderr,
@@ -972,18 +914,8 @@ checked:
 out_free:
 	free(prev);
 out_devs:
-	for (i = 0; i < ndev; i++) {
-#ifdef PP_HAVE_AFXDP
-		if (xsk) {
-			pp_xsk_destroy(extra[i]);
-			continue;
-		}
-#endif
-		netsim_destroy(extra[i]);
-	}
-	pp_skb_cache_thread_drain();
-	if (watching &&
-	    !__atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE)) {
+	pp_tool_devs_destroy(extra, ndev, xsk);
+	if (watching && !pp_tool_pool_freed()) {
 		fprintf(stderr, "ERR: pages still in flight after destroy\n");
 		rc = EXIT_FAIL;
 	}

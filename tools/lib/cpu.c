@@ -64,6 +64,16 @@ pp_tool_pin_nth_cpu(int idx)
 	return err ? -err : cpu;
 }
 
+int
+pp_tool_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) != 0 ? -errno : 0;
+}
+
 static void
 print_file_line(FILE *out, const char *label, const char *path)
 {
@@ -130,4 +140,13 @@ pp_tool_now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+uint64_t
+pp_tool_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }

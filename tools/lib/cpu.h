@@ -9,6 +9,7 @@
 #ifndef PAGEPOOL_TOOLS_CPU_H
 #define PAGEPOOL_TOOLS_CPU_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Number of CPUs in the process's affinity mask (at least 1). */
@@ -20,8 +21,17 @@ int pp_tool_ncpus(void);
  */
 int pp_tool_pin_nth_cpu(int idx);
 
+/*
+ * Pin the calling thread to CPU @cpu (a CPU number, not an index into the
+ * affinity mask). Returns 0, or -errno.
+ */
+int pp_tool_pin_cpu(int cpu);
+
 /* Seconds on CLOCK_MONOTONIC: for rates over a run, not for timing code. */
 double pp_tool_now_s(void);
+
+/* Nanoseconds on CLOCK_MONOTONIC. */
+uint64_t pp_tool_now_ns(void);
 
 /* Print "CPU: <model> (<n> online)" and the kernel's mitigation lines. */
 void pp_tool_print_machine(FILE *out);

@@ -611,12 +611,10 @@ sim_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 	struct sim_priv *p = netdev_priv(dev);
 	struct sim_queue *q = &p->q[0];
 	unsigned int mask = p->ring_size - 1, idx;
-	int i;
+	int i = _pp_xdp_xmit_check(dev, flags);
 
-	if (flags & ~XDP_XMIT_FLAGS_MASK)
-		return -EINVAL;
-	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
-		return -ENETDOWN;
+	if (i != 0)
+		return i;
 	pp_spin_lock(&q->tx_lock);
 	for (i = 0; i < n; i++) {
 		struct xdp_frame *xdpf = frames[i];
@@ -656,53 +654,29 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 		page_pool_dma_sync_for_cpu(q->pool, page, 0, len);
 	if (prog != NULL) {
 		struct xdp_buff xdp;
-		uint32_t act;
 
 		xdp_init_buff(&xdp, PAGE_SIZE, &q->xdp_rxq);
 		xdp_prepare_buff(&xdp, va, XDP_PACKET_HEADROOM, (int)len, true);
-		act = _pp_bpf_prog_run_xdp(prog, &xdp);
-		switch (act) {
+		switch (_pp_xdp_rx_verdict(dev, prog, &xdp, &headroom, &len)) {
 		case XDP_PASS:
-			headroom = (unsigned int)((unsigned char *)xdp.data - va);
-			len = (unsigned int)((unsigned char *)xdp.data_end -
-					     (unsigned char *)xdp.data);
 			break;
 		case XDP_TX:
 			if (sim_xdp_tx(p, q, &xdp) == 0)
 				return;
-			trace_xdp_exception(dev, prog, act);
+			trace_xdp_exception(dev, prog, XDP_TX);
 			goto drop;
 		case XDP_REDIRECT:
-			if (xdp_do_redirect(dev, &xdp, prog) == 0) {
-				*redirected = true;
-				return;
-			}
-			trace_xdp_exception(dev, prog, act);
-			goto drop;
+			*redirected = true;
+			return;
 		default:
-			bpf_warn_invalid_xdp_action(dev, prog, act);
-			/* fallthrough */
-		case XDP_ABORTED:
-			trace_xdp_exception(dev, prog, act);
-			/* fallthrough */
-		case XDP_DROP:
 			goto drop;
 		}
 	}
-	skb = napi_build_skb(va, PAGE_SIZE);
-	if (PP_UNLIKELY(skb == NULL)) {
-		netdev_stat_add(dev->stats.rx_dropped, 1);
+	skb = _pp_rx_build_skb(dev, q->pool, page, headroom, len,
+			       (uint16_t)q->index, p->no_recycle);
+	if (PP_UNLIKELY(skb == NULL))
 		goto drop;
-	}
-	if (p->no_recycle)
-		page_pool_release_page(q->pool, page);
-	else
-		skb_mark_for_recycle(skb);
-	skb_reserve(skb, (int)headroom);
-	__skb_put(skb, len);
-	skb->queue_mapping = (uint16_t)q->index;
 	skb->hash = hash;
-	skb->protocol = eth_type_trans(skb, dev);
 	napi_gro_receive(&q->napi, skb);
 	return;
 drop:
@@ -962,12 +936,8 @@ sim_bpf(struct net_device *dev, struct netdev_bpf *bpf)
 {
 	struct sim_priv *p = netdev_priv(dev);
 
-	if (bpf->command != XDP_SETUP_PROG)
-		return -EINVAL;
-	/* R12: pairs with acquire in sim_rx(): the poll sees the program
-	 * complete. */
-	pp_store_release(&p->xdp_prog, bpf->prog);
-	return 0;
+	/* R12: the release in it pairs with the acquire in sim_rx(). */
+	return _pp_xdp_setup_prog(&p->xdp_prog, bpf);
 }
 
 static void

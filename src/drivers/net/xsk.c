@@ -253,52 +253,28 @@ xsk_rx_one(struct xsk_priv *p, const struct bpf_prog *prog, struct page *page,
 
 	if (prog != NULL) {
 		struct xdp_buff xdp;
-		uint32_t act;
 
 		xdp_init_buff(&xdp, PAGE_SIZE, &p->xdp_rxq);
 		xdp_prepare_buff(&xdp, va, (int)headroom, (int)len, true);
-		act = bpf_prog_run_xdp(prog, &xdp);
-		switch (act) {
+		switch (_pp_xdp_rx_verdict(dev, prog, &xdp, &headroom, &len)) {
 		case XDP_PASS:
-			headroom = (unsigned int)((unsigned char *)xdp.data - va);
-			len = (unsigned int)((unsigned char *)xdp.data_end -
-					     (unsigned char *)xdp.data);
 			break;
 		case XDP_TX:
 			if (xsk_xdp_tx(p, &xdp, page) == 0)
 				return;
-			trace_xdp_exception(dev, prog, act);
+			trace_xdp_exception(dev, prog, XDP_TX);
 			goto drop;
 		case XDP_REDIRECT:
-			if (xdp_do_redirect(dev, &xdp, prog) == 0) {
-				*redirected = true;
-				return;
-			}
-			trace_xdp_exception(dev, prog, act);
-			goto drop;
+			*redirected = true;
+			return;
 		default:
-			bpf_warn_invalid_xdp_action(dev, prog, act);
-			/* fallthrough */
-		case XDP_ABORTED:
-			trace_xdp_exception(dev, prog, act);
-			/* fallthrough */
-		case XDP_DROP:
 			goto drop;
 		}
 	}
-	skb = napi_build_skb(va, PAGE_SIZE);
-	if (PP_UNLIKELY(skb == NULL)) {
-		netdev_stat_add(dev->stats.rx_dropped, 1);
+	skb = _pp_rx_build_skb(dev, p->pool, page, headroom, len, 0,
+			       p->no_recycle);
+	if (PP_UNLIKELY(skb == NULL))
 		goto drop;
-	}
-	if (p->no_recycle)
-		page_pool_release_page(p->pool, page);
-	else
-		skb_mark_for_recycle(skb);
-	skb_reserve(skb, (int)headroom);
-	__skb_put(skb, len);
-	skb->queue_mapping = 0;
-	skb->protocol = eth_type_trans(skb, dev);
 	napi_gro_receive(&p->napi, skb);
 	return;
 drop:
@@ -472,12 +448,10 @@ xsk_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 	     uint32_t flags)
 {
 	struct xsk_priv *p = netdev_priv(dev);
-	int i;
+	int i = _pp_xdp_xmit_check(dev, flags);
 
-	if (flags & ~XDP_XMIT_FLAGS_MASK)
-		return -EINVAL;
-	if (!(pp_load_relaxed(&dev->flags) & IFF_UP))
-		return -ENETDOWN;
+	if (i != 0)
+		return i;
 	for (i = 0; i < n; i++)
 		if (ptr_ring_produce_any(p->xmit_ring, frames[i]) != 0)
 			break;
@@ -726,12 +700,8 @@ xsk_bpf(struct net_device *dev, struct netdev_bpf *bpf)
 {
 	struct xsk_priv *p = netdev_priv(dev);
 
-	if (bpf->command != XDP_SETUP_PROG)
-		return -EINVAL;
-	/* R1: pairs with the acquire in xsk_rx(): the poll sees the program
-	 * complete. */
-	pp_store_release(&p->xdp_prog, bpf->prog);
-	return 0;
+	/* R1: the release in it pairs with the acquire in xsk_rx(). */
+	return _pp_xdp_setup_prog(&p->xdp_prog, bpf);
 }
 
 /* A redirected frame still queued when the device goes. */

@@ -247,44 +247,6 @@ xdp_return_frame_bulk(struct xdp_frame *xdpf, struct xdp_frame_bulk *bq)
 
 /* ---- Running programs -------------------------------------------------- */
 
-/*
- * The program moved data, data_end or data_meta: keep the move if the
- * verifier and the adjust helpers would have allowed it (the packet, at
- * least an Ethernet header, inside the buffer, metadata right in front of
- * it, room left for a frame in the headroom), else count the run invalid.
- */
-uint32_t
-_pp_xdp_run_adjusted(struct xdp_buff *xdp, const struct xdp_md *ctx,
-		     uint32_t act)
-{
-	struct xdp_rxq_stats *st = &xdp->rxq->stats;
-	unsigned char *hard = xdp->data_hard_start;
-	/* The kernel's xdp_data_hard_end(): the shared info stays free. */
-	unsigned char *limit = hard + xdp->frame_sz -
-			       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
-	unsigned char *data = ctx->data, *end = ctx->data_end;
-	unsigned char *meta = ctx->data_meta;
-	unsigned char *old_data = xdp->data;
-	unsigned char *old_meta = xdp->data_meta;
-	bool no_meta = old_meta == old_data + 1;
-	bool meta_ok = no_meta ? meta == old_meta
-			       : (meta <= data && meta >= hard);
-
-	/* A buffer without metadata support keeps its mark. */
-	if (no_meta)
-		meta = data + 1;
-
-	if (data < hard + sizeof(struct xdp_frame) || end > limit ||
-	    end < data + ETH_HLEN || !meta_ok) {
-		netdev_stat_add(st->invalid, 1);
-		return XDP_ACTION_MAX;
-	}
-	xdp->data = data;
-	xdp->data_end = end;
-	xdp->data_meta = meta;
-	return _pp_xdp_count(st, act);
-}
-
 uint32_t
 bpf_prog_run_xdp(const struct bpf_prog *prog, struct xdp_buff *xdp)
 {

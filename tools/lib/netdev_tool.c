@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The pagepool authors
+ *
+ * The XDP tools' device set-up and teardown; see netdev_tool.h.
+ */
+#include "netdev_tool.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef PP_HAVE_AFXDP
+#include "drivers/net/xsk.h"
+#endif
+
+volatile sig_atomic_t pp_tool_stop;
+static int pool_freed;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	pp_tool_stop = 1;
+}
+
+void
+pp_tool_catch_signals(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+}
+
+static void
+on_pool_free(void *pool)
+{
+	(void)pool;
+	/* Pairs with the acquire in pp_tool_pool_freed(). */
+	__atomic_store_n(&pool_freed, 1, __ATOMIC_RELEASE);
+}
+
+void
+pp_tool_watch_pool(struct page_pool *pool)
+{
+	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
+	page_pool_destroy(pool);	/* the reference just taken */
+}
+
+bool
+pp_tool_pool_freed(void)
+{
+	/* Pairs with the release in on_pool_free(). */
+	return __atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE) != 0;
+}
+
+struct device *
+pp_tool_dma_dev_create(bool iommu, unsigned int flags)
+{
+	struct device *dmadev;
+
+	if (iommu) {
+		struct pp_iommu_opts io = { .sz = sizeof(io), .flags = flags };
+
+		dmadev = pp_iommu_create(&io);
+	} else {
+		struct pp_dma_dev_opts id = { .sz = sizeof(id),
+					      .flags = flags };
+
+		dmadev = pp_dma_identity_create(&id);
+	}
+	if (dmadev == NULL)
+		fprintf(stderr, "ERR: DMA device: %s\n", strerror(errno));
+	return dmadev;
+}
+
+int
+pp_tool_netsim_create(struct net_device **devs, unsigned int *ndev,
+		      unsigned int want, const struct netsim_opts *opts,
+		      const char *ifname)
+{
+	unsigned int i;
+
+	for (i = 0; i <= want; i++) {
+		devs[i] = netsim_create(opts);
+		if (devs[i] == NULL) {
+			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
+				strerror(errno));
+			return errno == EINVAL ? 2 : 1;
+		}
+		(*ndev)++;
+	}
+	return 0;
+}
+
+int
+pp_tool_dev_open(struct net_device *dev, const char *ifname, bool xsk)
+{
+	int ret = dev_open(dev);
+
+	if (ret == 0)
+		return 0;
+#ifdef PP_HAVE_AFXDP
+	if (xsk)
+		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+			pp_xsk_open_error(dev));
+	else
+#endif
+		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+			strerror(-ret));
+	(void)xsk;
+	return ret;
+}
+
+void
+pp_tool_devs_destroy(struct net_device **devs, unsigned int n, bool xsk)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+#ifdef PP_HAVE_AFXDP
+		if (xsk) {
+			pp_xsk_destroy(devs[i]);
+			continue;
+		}
+#endif
+		netsim_destroy(devs[i]);
+	}
+	(void)xsk;
+	pp_skb_cache_thread_drain();
+}
+
+static double
+tv_s(const struct timeval *a, const struct timeval *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_usec - a->tv_usec) / 1e6;
+}
+
+void
+pp_tool_print_cpu_time(const char *lead, const struct rusage *ru0,
+		       const struct rusage *ru1, uint64_t rx)
+{
+	double usr = tv_s(&ru0->ru_utime, &ru1->ru_utime);
+	double sys = tv_s(&ru0->ru_stime, &ru1->ru_stime);
+
+	printf("%sCPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, polling thread)\n",
+	       lead, rx != 0 ? (usr + sys) * 1e9 / (double)rx : 0.0, usr, sys,
+	       rx);
+}
+
+#ifdef PP_HAVE_AFXDP
+void
+pp_tool_print_xsk_stats(struct net_device *dev)
+{
+	struct pp_xsk_stats xs;
+
+	pp_xsk_get_stats(dev, &xs);
+	printf("AF_XDP kernel XDP_STATISTICS: rx_dropped:%" PRIu64
+	       " rx_ring_full:%" PRIu64 " rx_fill_ring_empty_descs:%" PRIu64
+	       " rx_invalid_descs:%" PRIu64 " tx_invalid_descs:%" PRIu64 "\n",
+	       xs.rx_dropped, xs.rx_ring_full, xs.rx_fill_ring_empty_descs,
+	       xs.rx_invalid_descs, xs.tx_invalid_descs);
+}
+#endif
