@@ -97,7 +97,7 @@ static int stash_key_ok;
 
 /*
  * Initial-exec: the default model for a shared library's thread
- * variables calls __tls_get_addr() on every access. Two words of static
+ * variables calls __tls_get_addr() on every access. Three words of static
  * TLS, which glibc reserves room for even in a library loaded with
  * dlopen().
  */
@@ -109,6 +109,11 @@ static __thread struct pp_stash *stash_self PP_TLS_IE;
 /* < 0: the thread returns straight to the ring (no stash could be set
  * up, or the thread is exiting). */
 static __thread int stash_state PP_TLS_IE;
+/* The slot this thread last put into: a one-entry cache in front of the
+ * slot search, keyed by the slot's own key (s->pool), which only this
+ * thread writes. NULL before the first remote return and after the exit
+ * flush. */
+static __thread struct pp_stash_slot *stash_last PP_TLS_IE;
 
 /*
  * Take the pages out of @s under the stash lock (held by the caller);
@@ -191,6 +196,7 @@ stash_destructor(void *arg)
 	 * to the ring from now on. */
 	stash_state = -1;
 	stash_self = NULL;
+	stash_last = NULL;
 	for (i = 0; i < PP_STASH_SLOTS; i++)
 		slot_flush(st, &st->slot[i]);
 	stash_unlink(st);
@@ -270,12 +276,19 @@ slot_claim(struct pp_stash *st, struct page_pool *pool)
 	return s;
 }
 
-bool
-_pp_stash_put(struct page_pool *pool, struct page *page)
+/*
+ * The put's rare cases, out of line so that the common one (the cached
+ * slot, room after this page) is a leaf with no frame. Each ends in
+ * _pp_stash_put() again, which then takes its common path.
+ */
+
+/* No cached slot for @pool: find or claim one (or there is no stash). */
+static __attribute__((noinline)) bool
+stash_put_lookup(struct page_pool *pool, struct page *page)
 {
 	struct pp_stash *st = stash_self;
 	struct pp_stash_slot *s;
-	unsigned int i, head;
+	unsigned int i;
 
 	if (PP_UNLIKELY(st == NULL)) {
 		if (stash_state < 0)
@@ -294,15 +307,46 @@ _pp_stash_put(struct page_pool *pool, struct page *page)
 found:
 	if (PP_UNLIKELY(s->cap < 2))
 		return false;
+	stash_last = s;
+	return _pp_stash_put(pool, page);
+}
+
+/* The cached slot @s is full before the put (never, as a put that fills
+ * it flushes it; kept for safety): flush, then put. */
+static __attribute__((noinline, cold)) bool
+stash_put_full(struct pp_stash_slot *s, struct page_pool *pool,
+	       struct page *page)
+{
+	slot_flush(stash_self, s);
+	return _pp_stash_put(pool, page);
+}
+
+/* The put filled the cached slot @s: produce it into the ring. */
+static __attribute__((noinline)) bool
+stash_put_filled(struct pp_stash_slot *s)
+{
+	slot_flush(stash_self, s);
+	return true;
+}
+
+bool
+_pp_stash_put(struct page_pool *pool, struct page *page)
+{
+	struct pp_stash_slot *s = stash_last;
+	unsigned int head, tail;
+
+	/* The slot's key: our own, written by this thread only. */
+	if (PP_UNLIKELY(s == NULL || s->pool != pool))
+		return stash_put_lookup(pool, page);
 	/* Plain: this thread is head's only writer. */
 	head = s->head;
 	/* A_T: pairs with release R_T in slot_take(): the entry about to
 	 * be written was read out before tail passed it. Needed: relaxed,
 	 * page_pool_stash_reuse (tests/genmc/page_pool_stash.c) finds a
 	 * steal's read of the entry racing with this write. */
-	if (PP_UNLIKELY(head - pp_load_acquire(&s->tail) >= s->cap)) {
-		slot_flush(st, s);
-	}
+	tail = pp_load_acquire(&s->tail);
+	if (PP_UNLIKELY(head - tail >= s->cap))
+		return stash_put_full(s, pool, page);
 	s->pages[head & PP_STASH_MASK] = page;
 	/* R_H: pairs with acquire A_H in slot_take(): publishes the entry.
 	 * After it the page may be stolen, and the pool freed: nothing
@@ -310,13 +354,12 @@ found:
 	 * (tests/genmc/page_pool_stash.c) finds a race on the entry a
 	 * steal reads. */
 	pp_store_release(&s->head, head + 1);
-	/* Relaxed, pairs with nothing: only decides whether to flush now;
-	 * the flush takes the slot under the stash lock, and the next
-	 * put's A_T above orders its write (with this one acquire, that
-	 * one is not needed in page_pool_stash_reuse, and this one never
-	 * is: tests/genmc/weaken.sh). */
-	if (PP_UNLIKELY(head + 1 - pp_load_relaxed(&s->tail) >= s->cap))
-		slot_flush(st, s);
+	/* Full now? With the tail read above: a steal since then only
+	 * moved it on (fewer pages), and the flush takes whatever the slot
+	 * holds under the stash lock, so a stale tail at worst flushes a
+	 * slot a steal emptied. */
+	if (PP_UNLIKELY(head + 1 - tail >= s->cap))
+		return stash_put_filled(s);
 	return true;
 }
 
