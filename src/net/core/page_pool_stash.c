@@ -329,15 +329,33 @@ stash_put_filled(struct pp_stash_slot *s)
 	return true;
 }
 
-bool
-_pp_stash_put(struct page_pool *pool, struct page *page)
+/* No slot for @pool, from _pp_stash_put_remote(): when the thread has
+ * no stash to put into, the page goes to the ring. */
+static __attribute__((noinline)) bool
+stash_put_lookup_ring(struct page_pool *pool, struct page *page)
+{
+	if (!stash_put_lookup(pool, page))
+		_pp_put_in_ring(pool, page);
+	return true;
+}
+
+/*
+ * The put itself, one source for both entries (so each ordered access
+ * below has one site): @ring, a constant, says what a thread with no
+ * stash does: false, tell the caller (_pp_stash_put()); true, produce
+ * the page into the ring (_pp_stash_put_remote()), so that the caller
+ * can reach this with a tail call.
+ */
+static PP_ALWAYS_INLINE bool
+stash_put(struct page_pool *pool, struct page *page, bool ring)
 {
 	struct pp_stash_slot *s = stash_last;
 	unsigned int head, tail;
 
 	/* The slot's key: our own, written by this thread only. */
 	if (PP_UNLIKELY(s == NULL || s->pool != pool))
-		return stash_put_lookup(pool, page);
+		return ring ? stash_put_lookup_ring(pool, page) :
+			      stash_put_lookup(pool, page);
 	/* Plain: this thread is head's only writer. */
 	head = s->head;
 	/* A_T: pairs with release R_T in slot_take(): the entry about to
@@ -361,6 +379,18 @@ _pp_stash_put(struct page_pool *pool, struct page *page)
 	if (PP_UNLIKELY(head + 1 - tail >= s->cap))
 		return stash_put_filled(s);
 	return true;
+}
+
+bool
+_pp_stash_put(struct page_pool *pool, struct page *page)
+{
+	return stash_put(pool, page, false);
+}
+
+void
+_pp_stash_put_remote(struct page_pool *pool, struct page *page)
+{
+	stash_put(pool, page, true);
 }
 
 void
