@@ -122,21 +122,19 @@ _pp_put_in_ring(struct page_pool *pool, struct page *page)
 }
 
 /*
- * A non-owner's put of a page it holds alone, with nothing to sync, to a
- * pool with an owner: put_decide() would hand it to the ring path, and
- * the ring path to the stash. Taken first, with one tail call, so that
- * this common remote case pays no frame here (the test builds' delay
- * points, when armed, and debug builds take the general path).
+ * A put that is not direct of a page the caller holds alone, with
+ * nothing to sync: put_decide() would hand it to the ring path, which
+ * sends it to the caller's return stash if the pool has an owner (it is
+ * not the caller: the put is not direct) and into the ring otherwise.
+ * Taken first, with one tail call, so that these common cases pay no
+ * frame here (the test builds' delay points, when armed, and debug
+ * builds take the general path).
  */
 static PP_ALWAYS_INLINE bool
-put_remote_ok(const struct page_pool *pool, const struct page *page)
+put_ring_ok(const struct page *page)
 {
-	/* Relaxed loads, pairing with nothing, as in put_decide() and
-	 * stash_ok(). */
 	return !PP_DEBUG && page_ref_count(page) == 1 &&
-	       !page_is_pfmemalloc(page) &&
-	       !pp_load_relaxed(&pool->dma_sync) &&
-	       pp_load_relaxed(&pool->owner) != 0 && !PP_TEST_HOOKS_ARMED();
+	       !page_is_pfmemalloc(page) && !PP_TEST_HOOKS_ARMED();
 }
 
 /* Everything but the common remote case: out of line, so that its frame
@@ -170,8 +168,16 @@ void
 __page_pool_put_page(struct page_pool *pool, struct page *page,
 		     int dma_sync_size, bool allow_direct)
 {
-	if (!allow_direct && PP_LIKELY(put_remote_ok(pool, page))) {
-		_pp_stash_put_remote(pool, page);
+	/* Relaxed, pairs with nothing: as in put_decide(). */
+	if (!allow_direct && PP_LIKELY(put_ring_ok(page) &&
+				       !pp_load_relaxed(&pool->dma_sync))) {
+		/* Not the owner: the return stash batches the ring produce
+		 * (stash_ok(), tested here). */
+		if (stash_ok(pool, false)) {
+			_pp_stash_put_remote(pool, page);
+			return;
+		}
+		_pp_put_in_ring(pool, page);
 		return;
 	}
 	put_page_general(pool, page, dma_sync_size, allow_direct);

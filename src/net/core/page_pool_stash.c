@@ -39,6 +39,9 @@
  * it flushes or by a destroying thread when it steals, so a page is taken
  * out exactly once. Pages taken out are handed on after the lock is
  * dropped; they are in flight meanwhile, which keeps their pool alive.
+ * A thread flushing its own slot only moves tail under the lock and reads
+ * the entries after it (slot_flush()): past tail no steal reads them, and
+ * only that thread writes them again.
  * Lock order: stash_list_lock, then a thread's stash lock; the ring's
  * producer lock is never taken under either.
  * tests/model/page_pool_destroy.pml models the stash with the destroy
@@ -127,9 +130,9 @@ slot_take(struct pp_stash_slot *s, struct page **out)
 	 * relaxed, page_pool_stash_steal (tests/genmc/page_pool_stash.c)
 	 * finds a race on the entry a steal reads. */
 	unsigned int head = pp_load_acquire(&s->head);
-	/* Relaxed: tail is only written here, under the stash lock, which
-	 * the caller holds (its acquire orders the previous writer's store);
-	 * pairs with nothing. */
+	/* Relaxed: tail is only written here and in slot_flush(), under
+	 * the stash lock, which the caller holds (its acquire orders the
+	 * previous writer's store); pairs with nothing. */
 	unsigned int tail = pp_load_relaxed(&s->tail);
 	unsigned int n = 0;
 
@@ -156,16 +159,39 @@ flush_pages(struct page **pages, unsigned int n)
 		_pp_recycle_ring_bulk(pages[0]->pp, pages, n, true);
 }
 
-/* The calling thread flushes one of its slots. */
+/*
+ * The calling thread flushes one of its slots. The take is the move of
+ * tail under the stash lock, as in slot_take(); the entries are read
+ * after the unlock, which is safe here only: once tail has passed them
+ * no steal looks at them, and their one writer is this thread, busy
+ * here. So a run that does not wrap (every flush of a slot that only
+ * ever fills, PP_STASH_SIZE at a time) is produced straight from the
+ * slot, with no copy.
+ */
 static void
 slot_flush(struct pp_stash *st, struct pp_stash_slot *s)
 {
 	struct page *pages[PP_STASH_SIZE];
-	unsigned int n;
+	/* Plain: this thread is head's only writer. */
+	unsigned int head = s->head, tail, n, i;
 
 	pp_spin_lock(&st->lock);
-	n = slot_take(s, pages);
+	/* Relaxed: tail is only written under the stash lock, which we
+	 * hold (its acquire orders a steal's store); pairs with nothing. */
+	tail = pp_load_relaxed(&s->tail);
+	PP_TEST_DELAY(PP_TP_STASH_TAKEN);
+	/* Relaxed: the entries are read by this thread, which alone writes
+	 * them again, and a steal reads tail under the lock; pairs with
+	 * nothing. */
+	pp_store_relaxed(&s->tail, head);
 	pp_spin_unlock(&st->lock);
+	n = head - tail;
+	if ((tail & PP_STASH_MASK) + n <= PP_STASH_SIZE) {
+		flush_pages(&s->pages[tail & PP_STASH_MASK], n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = s->pages[(tail + i) & PP_STASH_MASK];
 	flush_pages(pages, n);
 }
 
@@ -359,9 +385,10 @@ stash_put(struct page_pool *pool, struct page *page, bool ring)
 	/* Plain: this thread is head's only writer. */
 	head = s->head;
 	/* A_T: pairs with release R_T in slot_take(): the entry about to
-	 * be written was read out before tail passed it. Needed: relaxed,
-	 * page_pool_stash_reuse (tests/genmc/page_pool_stash.c) finds a
-	 * steal's read of the entry racing with this write. */
+	 * be written was read out before tail passed it (a tail that
+	 * slot_flush() stored was this thread's own, read by it). Needed:
+	 * relaxed, page_pool_stash_reuse (tests/genmc/page_pool_stash.c)
+	 * finds a steal's read of the entry racing with this write. */
 	tail = pp_load_acquire(&s->tail);
 	if (PP_UNLIKELY(head - tail >= s->cap))
 		return stash_put_full(s, pool, page);
