@@ -488,7 +488,10 @@ proctype Stasher()
 	:: else -> break
 	od;
 	if
-	:: /* slot_flush(): slot_take() under the stash lock */
+	:: /* slot_flush(): the take (tail moved) under the stash lock; the
+	    * code reads the entries after the unlock, which is the same
+	    * values: past tail no steal reads them and only this thread
+	    * writes them again, so they are copied here under the lock */
 		atomic { !slock -> slock = true };
 		d_step {
 			h = shead; i = stail; n = 0;
@@ -497,8 +500,8 @@ proctype Stasher()
 			:: else -> break
 			od
 		};
-		/* PP_TP_STASH_TAKEN: copied out, tail not moved */
-		stail = h;	/* R_T */
+		/* PP_TP_STASH_TAKEN: tail read, not moved */
+		stail = h;	/* the tail store under the lock */
 		slock = false;
 		/* flush_pages(): _pp_recycle_ring_bulk(), as Bulk */
 		if

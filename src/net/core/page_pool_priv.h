@@ -76,6 +76,10 @@ void _pp_dma_track_free(struct page_pool *pool);
 void _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 			   unsigned int count, bool full_each);
 
+/* Produce @page, whose return is decided, into @pool's ring, or release
+ * it if the ring is full (page_pool_put.c). */
+void _pp_put_in_ring(struct page_pool *pool, struct page *page);
+
 /* ---- page_pool_stash.c ---- */
 
 /* Put @page (of @pool, which has an owner that is not the caller; its
@@ -83,6 +87,10 @@ void _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
  * calling thread's return stash; false if the thread has none (go to the
  * ring). Once it returns true the caller must not touch @pool. */
 bool _pp_stash_put(struct page_pool *pool, struct page *page);
+
+/* The same for a single remote put, which never fails: a thread with no
+ * stash produces @page into the ring (_pp_put_in_ring()). */
+void _pp_stash_put_remote(struct page_pool *pool, struct page *page);
 
 /* Flush the calling thread's stash of @pool into the ring. The caller
  * keeps @pool alive otherwise (its allocation context, say). */

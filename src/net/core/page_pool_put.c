@@ -112,8 +112,36 @@ put_in_ring_delayed(struct page_pool *pool, struct page *page)
 #endif
 
 void
-__page_pool_put_page(struct page_pool *pool, struct page *page,
-		     int dma_sync_size, bool allow_direct)
+_pp_put_in_ring(struct page_pool *pool, struct page *page)
+{
+	if (recycle_in_ring(pool, page, false))
+		return;
+	/* Ring full: the page is still ours, and so is the pool. */
+	PP_TRACE(ring_full, pool, pool->id, 1);
+	_pp_return_page(pool, page);
+}
+
+/*
+ * A put that is not direct of a page the caller holds alone, with
+ * nothing to sync: put_decide() would hand it to the ring path, which
+ * sends it to the caller's return stash if the pool has an owner (it is
+ * not the caller: the put is not direct) and into the ring otherwise.
+ * Taken first, with one tail call, so that these common cases pay no
+ * frame here (the test builds' delay points, when armed, and debug
+ * builds take the general path).
+ */
+static PP_ALWAYS_INLINE bool
+put_ring_ok(const struct page *page)
+{
+	return !PP_DEBUG && page_ref_count(page) == 1 &&
+	       !page_is_pfmemalloc(page) && !PP_TEST_HOOKS_ARMED();
+}
+
+/* Everything but the common remote case: out of line, so that its frame
+ * is not paid by that case. */
+static __attribute__((noinline)) void
+put_page_general(struct page_pool *pool, struct page *page,
+		 int dma_sync_size, bool allow_direct)
 {
 	page = put_decide(pool, page, dma_sync_size, allow_direct);
 	if (page == NULL)
@@ -134,6 +162,25 @@ __page_pool_put_page(struct page_pool *pool, struct page *page,
 	/* Ring full: the page is still ours, and so is the pool. */
 	PP_TRACE(ring_full, pool, pool->id, 1);
 	_pp_return_page(pool, page);
+}
+
+void
+__page_pool_put_page(struct page_pool *pool, struct page *page,
+		     int dma_sync_size, bool allow_direct)
+{
+	/* Relaxed, pairs with nothing: as in put_decide(). */
+	if (!allow_direct && PP_LIKELY(put_ring_ok(page) &&
+				       !pp_load_relaxed(&pool->dma_sync))) {
+		/* Not the owner: the return stash batches the ring produce
+		 * (stash_ok(), tested here). */
+		if (stash_ok(pool, false)) {
+			_pp_stash_put_remote(pool, page);
+			return;
+		}
+		_pp_put_in_ring(pool, page);
+		return;
+	}
+	put_page_general(pool, page, dma_sync_size, allow_direct);
 }
 
 /* The kernel's exported put of an unrefed page, out of line on purpose. */

@@ -39,6 +39,9 @@
  * it flushes or by a destroying thread when it steals, so a page is taken
  * out exactly once. Pages taken out are handed on after the lock is
  * dropped; they are in flight meanwhile, which keeps their pool alive.
+ * A thread flushing its own slot only moves tail under the lock and reads
+ * the entries after it (slot_flush()): past tail no steal reads them, and
+ * only that thread writes them again.
  * Lock order: stash_list_lock, then a thread's stash lock; the ring's
  * producer lock is never taken under either.
  * tests/model/page_pool_destroy.pml models the stash with the destroy
@@ -97,7 +100,7 @@ static int stash_key_ok;
 
 /*
  * Initial-exec: the default model for a shared library's thread
- * variables calls __tls_get_addr() on every access. Two words of static
+ * variables calls __tls_get_addr() on every access. Three words of static
  * TLS, which glibc reserves room for even in a library loaded with
  * dlopen().
  */
@@ -109,6 +112,11 @@ static __thread struct pp_stash *stash_self PP_TLS_IE;
 /* < 0: the thread returns straight to the ring (no stash could be set
  * up, or the thread is exiting). */
 static __thread int stash_state PP_TLS_IE;
+/* The slot this thread last put into: a one-entry cache in front of the
+ * slot search, keyed by the slot's own key (s->pool), which only this
+ * thread writes. NULL before the first remote return and after the exit
+ * flush. */
+static __thread struct pp_stash_slot *stash_last PP_TLS_IE;
 
 /*
  * Take the pages out of @s under the stash lock (held by the caller);
@@ -122,9 +130,9 @@ slot_take(struct pp_stash_slot *s, struct page **out)
 	 * relaxed, page_pool_stash_steal (tests/genmc/page_pool_stash.c)
 	 * finds a race on the entry a steal reads. */
 	unsigned int head = pp_load_acquire(&s->head);
-	/* Relaxed: tail is only written here, under the stash lock, which
-	 * the caller holds (its acquire orders the previous writer's store);
-	 * pairs with nothing. */
+	/* Relaxed: tail is only written here and in slot_flush(), under
+	 * the stash lock, which the caller holds (its acquire orders the
+	 * previous writer's store); pairs with nothing. */
 	unsigned int tail = pp_load_relaxed(&s->tail);
 	unsigned int n = 0;
 
@@ -151,16 +159,39 @@ flush_pages(struct page **pages, unsigned int n)
 		_pp_recycle_ring_bulk(pages[0]->pp, pages, n, true);
 }
 
-/* The calling thread flushes one of its slots. */
+/*
+ * The calling thread flushes one of its slots. The take is the move of
+ * tail under the stash lock, as in slot_take(); the entries are read
+ * after the unlock, which is safe here only: once tail has passed them
+ * no steal looks at them, and their one writer is this thread, busy
+ * here. So a run that does not wrap (every flush of a slot that only
+ * ever fills, PP_STASH_SIZE at a time) is produced straight from the
+ * slot, with no copy.
+ */
 static void
 slot_flush(struct pp_stash *st, struct pp_stash_slot *s)
 {
 	struct page *pages[PP_STASH_SIZE];
-	unsigned int n;
+	/* Plain: this thread is head's only writer. */
+	unsigned int head = s->head, tail, n, i;
 
 	pp_spin_lock(&st->lock);
-	n = slot_take(s, pages);
+	/* Relaxed: tail is only written under the stash lock, which we
+	 * hold (its acquire orders a steal's store); pairs with nothing. */
+	tail = pp_load_relaxed(&s->tail);
+	PP_TEST_DELAY(PP_TP_STASH_TAKEN);
+	/* Relaxed: the entries are read by this thread, which alone writes
+	 * them again, and a steal reads tail under the lock; pairs with
+	 * nothing. */
+	pp_store_relaxed(&s->tail, head);
 	pp_spin_unlock(&st->lock);
+	n = head - tail;
+	if ((tail & PP_STASH_MASK) + n <= PP_STASH_SIZE) {
+		flush_pages(&s->pages[tail & PP_STASH_MASK], n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = s->pages[(tail + i) & PP_STASH_MASK];
 	flush_pages(pages, n);
 }
 
@@ -191,6 +222,7 @@ stash_destructor(void *arg)
 	 * to the ring from now on. */
 	stash_state = -1;
 	stash_self = NULL;
+	stash_last = NULL;
 	for (i = 0; i < PP_STASH_SLOTS; i++)
 		slot_flush(st, &st->slot[i]);
 	stash_unlink(st);
@@ -270,12 +302,19 @@ slot_claim(struct pp_stash *st, struct page_pool *pool)
 	return s;
 }
 
-bool
-_pp_stash_put(struct page_pool *pool, struct page *page)
+/*
+ * The put's rare cases, out of line so that the common one (the cached
+ * slot, room after this page) is a leaf with no frame. Each ends in
+ * _pp_stash_put() again, which then takes its common path.
+ */
+
+/* No cached slot for @pool: find or claim one (or there is no stash). */
+static __attribute__((noinline)) bool
+stash_put_lookup(struct page_pool *pool, struct page *page)
 {
 	struct pp_stash *st = stash_self;
 	struct pp_stash_slot *s;
-	unsigned int i, head;
+	unsigned int i;
 
 	if (PP_UNLIKELY(st == NULL)) {
 		if (stash_state < 0)
@@ -294,15 +333,65 @@ _pp_stash_put(struct page_pool *pool, struct page *page)
 found:
 	if (PP_UNLIKELY(s->cap < 2))
 		return false;
+	stash_last = s;
+	return _pp_stash_put(pool, page);
+}
+
+/* The cached slot @s is full before the put (never, as a put that fills
+ * it flushes it; kept for safety): flush, then put. */
+static __attribute__((noinline, cold)) bool
+stash_put_full(struct pp_stash_slot *s, struct page_pool *pool,
+	       struct page *page)
+{
+	slot_flush(stash_self, s);
+	return _pp_stash_put(pool, page);
+}
+
+/* The put filled the cached slot @s: produce it into the ring. */
+static __attribute__((noinline)) bool
+stash_put_filled(struct pp_stash_slot *s)
+{
+	slot_flush(stash_self, s);
+	return true;
+}
+
+/* No slot for @pool, from _pp_stash_put_remote(): when the thread has
+ * no stash to put into, the page goes to the ring. */
+static __attribute__((noinline)) bool
+stash_put_lookup_ring(struct page_pool *pool, struct page *page)
+{
+	if (!stash_put_lookup(pool, page))
+		_pp_put_in_ring(pool, page);
+	return true;
+}
+
+/*
+ * The put itself, one source for both entries (so each ordered access
+ * below has one site): @ring, a constant, says what a thread with no
+ * stash does: false, tell the caller (_pp_stash_put()); true, produce
+ * the page into the ring (_pp_stash_put_remote()), so that the caller
+ * can reach this with a tail call.
+ */
+static PP_ALWAYS_INLINE bool
+stash_put(struct page_pool *pool, struct page *page, bool ring)
+{
+	struct pp_stash_slot *s = stash_last;
+	unsigned int head, tail;
+
+	/* The slot's key: our own, written by this thread only. */
+	if (PP_UNLIKELY(s == NULL || s->pool != pool))
+		return ring ? stash_put_lookup_ring(pool, page) :
+			      stash_put_lookup(pool, page);
 	/* Plain: this thread is head's only writer. */
 	head = s->head;
 	/* A_T: pairs with release R_T in slot_take(): the entry about to
-	 * be written was read out before tail passed it. Needed: relaxed,
-	 * page_pool_stash_reuse (tests/genmc/page_pool_stash.c) finds a
-	 * steal's read of the entry racing with this write. */
-	if (PP_UNLIKELY(head - pp_load_acquire(&s->tail) >= s->cap)) {
-		slot_flush(st, s);
-	}
+	 * be written was read out before tail passed it (a tail that
+	 * slot_flush() stored was this thread's own, read by it). Needed:
+	 * relaxed, page_pool_stash_reuse (tests/genmc/page_pool_stash.c)
+	 * finds a steal's read of the entry racing with this write. */
+	tail = pp_load_acquire(&s->tail);
+	if (PP_UNLIKELY(head - tail >= s->cap))
+		return stash_put_full(s, pool, page);
 	s->pages[head & PP_STASH_MASK] = page;
 	/* R_H: pairs with acquire A_H in slot_take(): publishes the entry.
 	 * After it the page may be stolen, and the pool freed: nothing
@@ -310,14 +399,25 @@ found:
 	 * (tests/genmc/page_pool_stash.c) finds a race on the entry a
 	 * steal reads. */
 	pp_store_release(&s->head, head + 1);
-	/* Relaxed, pairs with nothing: only decides whether to flush now;
-	 * the flush takes the slot under the stash lock, and the next
-	 * put's A_T above orders its write (with this one acquire, that
-	 * one is not needed in page_pool_stash_reuse, and this one never
-	 * is: tests/genmc/weaken.sh). */
-	if (PP_UNLIKELY(head + 1 - pp_load_relaxed(&s->tail) >= s->cap))
-		slot_flush(st, s);
+	/* Full now? With the tail read above: a steal since then only
+	 * moved it on (fewer pages), and the flush takes whatever the slot
+	 * holds under the stash lock, so a stale tail at worst flushes a
+	 * slot a steal emptied. */
+	if (PP_UNLIKELY(head + 1 - tail >= s->cap))
+		return stash_put_filled(s);
 	return true;
+}
+
+bool
+_pp_stash_put(struct page_pool *pool, struct page *page)
+{
+	return stash_put(pool, page, false);
+}
+
+void
+_pp_stash_put_remote(struct page_pool *pool, struct page *page)
+{
+	stash_put(pool, page, true);
 }
 
 void
