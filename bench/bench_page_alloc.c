@@ -50,9 +50,13 @@ main(int argc, char **argv)
 	uint64_t t0, t1, t, ta, best_pair = UINT64_MAX, best_bulk = UINT64_MAX,
 		 best_refill = UINT64_MAX;
 	struct page *v[BULK], *p;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	int c;
 
-	while ((c = getopt(argc, argv, "n:r:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "n:r:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = pp_tool_parse_num(PROG, "-n", optarg, 1000,
@@ -62,7 +66,7 @@ main(int argc, char **argv)
 			rounds = pp_tool_parse_num(PROG, "-r", optarg, 1, 100);
 			break;
 		case 'h':
-			printf("Usage: " PROG " [-n ITERATIONS] [-r ROUNDS]\n"
+			printf("Usage: " PROG " [-n ITERATIONS] [-r ROUNDS] [-h|--help]\n"
 			       "Page allocator per-thread paths, one thread.\n"
 			       "  -n N   pairs per round (bulk rows: N/64 "
 			       "rounds of 64), default 1000000\n"
