@@ -62,14 +62,6 @@ dma_dir_valid(enum dma_data_direction dir)
 	       dir == DMA_FROM_DEVICE;
 }
 
-static inline bool
-dma_is_unbound(const struct device *dev)
-{
-	/* A1: pairs with release R1 in pp_dma_dev_unbind(): a call that sees
-	 * the device unbound also sees the op's unbind work. */
-	return pp_load_acquire(&dev->p->unbound) != 0;
-}
-
 static inline int
 dma_einval(void)
 {
@@ -331,25 +323,11 @@ pp_dma_dev_name(const struct device *dev)
 bool
 pp_dma_dev_need_sync(const struct device *dev)
 {
-	/* As the kernel with CONFIG_DMA_API_DEBUG: the debug checks see
-	 * the syncs of a coherent device too. */
-	return dma_dev_ok(dev) && (!(dev->p->flags & PP_DMA_F_COHERENT) ||
-				   (dev->p->flags & PP_DMA_F_DEBUG));
+	return dma_dev_ok(dev) && _pp_dma_need_sync(dev);
 }
 
 /* ------------------------------------------------------------------ */
 /* Map, unmap, sync, device access */
-
-static void
-dma_count_sync(struct device *dev, bool for_cpu, size_t size)
-{
-	if (for_cpu)
-		dma_count2(dev, DMA_C_syncs_for_cpu, DMA_C_bytes_synced_for_cpu,
-			   size);
-	else
-		dma_count2(dev, DMA_C_syncs_for_device,
-			   DMA_C_bytes_synced_for_device, size);
-}
 
 dma_addr_t
 pp_dma_map(struct device *dev, void *vaddr, size_t size,
@@ -587,12 +565,7 @@ pp_dma_dev_dump(const struct device *dev, FILE *f)
 static inline bool
 identity_bad(dma_addr_t addr, size_t size)
 {
-#if UINTPTR_MAX < UINT64_MAX
-	if (addr > UINTPTR_MAX)
-		return true;
-#endif
-	return addr == 0 || addr == DMA_MAPPING_ERROR ||
-	       size > UINTPTR_MAX - addr;
+	return _pp_dma_identity_bad(addr, size);
 }
 
 static dma_addr_t
@@ -671,8 +644,13 @@ identity_setup(struct device *dev, const struct pp_dma_dev_opts *opts)
 		errno = EINVAL;
 		return NULL;
 	}
-	return _pp_dma_dev_create(dev, &identity_ops, NULL, flags,
-				  PP_OPTS_GET(opts, name, NULL), "identity");
+	dev = _pp_dma_dev_create(dev, &identity_ops, NULL, flags,
+				 PP_OPTS_GET(opts, name, NULL), "identity");
+	/* Not wrapped by the debug or bounce layer: the fast paths of
+	 * dma_priv.h may skip the dispatch. */
+	if (dev != NULL)
+		dev->p->plain = dev->p->dbg == NULL;
+	return dev;
 }
 
 struct device *

@@ -15,6 +15,8 @@
 #include <pagepool/dma.h>
 #include <pagepool/spinlock_pvt.h>
 
+#include <string.h>
+
 enum dma_counter {
 #define DMA_COUNTER_ENUM(name) DMA_C_##name,
 	PP_DMA_STATS_COUNTERS(DMA_COUNTER_ENUM)
@@ -62,6 +64,10 @@ struct pp_dma_core {
 	char name[DMA_NAME_MAX];
 	/* The mapping table of PP_DMA_F_DEBUG / PP_DMA_F_BOUNCE, else NULL. */
 	struct dma_dbg *dbg;
+	/* The plain identity device: its ops not wrapped by the debug or
+	 * bounce layer, so a sync is a compiler barrier and a device access
+	 * a copy (the fast paths below). Set at creation. */
+	bool plain;
 
 	/* Rare: the last-fault record, under @lock. */
 	struct pp_spinlock lock PP_CACHELINE_ALIGNED;
@@ -142,6 +148,127 @@ dma_count2(struct device *dev, enum dma_counter calls, enum dma_counter bytes,
 
 	dma_count_in(dev, sh, calls, 1);
 	dma_count_in(dev, sh, bytes, n);
+}
+
+/* pp_dma_dev_need_sync() of a device that is set up, inline. */
+static inline bool
+_pp_dma_need_sync(const struct device *dev)
+{
+	/* As the kernel with CONFIG_DMA_API_DEBUG: the debug checks see
+	 * the syncs of a coherent device too. */
+	return !(dev->p->flags & PP_DMA_F_COHERENT) ||
+	       (dev->p->flags & PP_DMA_F_DEBUG);
+}
+
+static inline void
+dma_count_sync(struct device *dev, bool for_cpu, size_t size)
+{
+	if (for_cpu)
+		dma_count2(dev, DMA_C_syncs_for_cpu, DMA_C_bytes_synced_for_cpu,
+			   size);
+	else
+		dma_count2(dev, DMA_C_syncs_for_device,
+			   DMA_C_bytes_synced_for_device, size);
+}
+
+static inline bool
+dma_is_unbound(const struct device *dev)
+{
+	/* A1: pairs with release R1 in pp_dma_dev_unbind(): a call that sees
+	 * the device unbound also sees the op's unbind work. */
+	return pp_load_acquire(&dev->p->unbound) != 0;
+}
+
+/*
+ * _pp_dma_sync_mapped() - pp_dma_sync_for_cpu() (@for_cpu) or
+ * pp_dma_sync_for_device() of a range the caller knows lies inside a live
+ * mapping it made itself on @dev (page_pool's pages: each was checked
+ * when the pool mapped it, and the pool keeps every sync inside the
+ * page's block). On the plain identity device that needs no argument
+ * check: the sync is a compiler barrier, counted as any sync is, and a
+ * device unbound since still faults (through the full call). Every other
+ * device (IOMMU model, debug or bounce layer, custom ops) takes the full
+ * call, with all its checks. What the kernel's dma_sync_single_*() cost
+ * on a direct-mapped, coherent-cache machine: an inline test and nothing.
+ */
+static inline int
+_pp_dma_sync_mapped(struct device *dev, dma_addr_t addr, size_t offset,
+		    size_t size, enum dma_data_direction dir, bool for_cpu)
+{
+	if (PP_LIKELY(dev->p->plain && !dma_is_unbound(dev))) {
+		pp_barrier();
+		dma_count_sync(dev, for_cpu, size);
+		return 0;
+	}
+	return for_cpu ? pp_dma_sync_for_cpu(dev, addr, offset, size, dir) :
+			 pp_dma_sync_for_device(dev, addr, offset, size, dir);
+}
+
+/*
+ * A device's burst of writes into memory (a NIC's DMA engine filling the
+ * RX buffers of one descriptor ring segment): _pp_dma_burst_begin()
+ * checks the device once (set up, still bound, the plain identity
+ * device), each _pp_dma_burst_write() then checks only its address, as
+ * the identity device does, and copies; _pp_dma_burst_end() counts the
+ * burst's writes and bytes at once. On any other device, or a device
+ * unbound, each write is the full pp_dma_dev_write() (the IOMMU model
+ * translates and checks every buffer; the debug layer checks ownership),
+ * and counts itself. Context: one thread per burst.
+ */
+struct pp_dma_burst {
+	struct device *dev;
+	bool plain;
+	uint64_t writes;
+	uint64_t bytes;
+};
+
+static inline void
+_pp_dma_burst_begin(struct pp_dma_burst *b, struct device *dev)
+{
+	b->dev = dev;
+	b->plain = dma_dev_ok(dev) && dev->p->plain && !dma_is_unbound(dev);
+	b->writes = 0;
+	b->bytes = 0;
+}
+
+/* As identity_bad() in dma.c: what the identity device refuses. */
+static inline bool
+_pp_dma_identity_bad(dma_addr_t addr, size_t size)
+{
+#if UINTPTR_MAX < UINT64_MAX
+	if (addr > UINTPTR_MAX)
+		return true;
+#endif
+	return addr == 0 || addr == DMA_MAPPING_ERROR ||
+	       size > UINTPTR_MAX - addr;
+}
+
+static inline int
+_pp_dma_burst_write(struct pp_dma_burst *b, dma_addr_t addr, const void *src,
+		    size_t len)
+{
+	if (PP_LIKELY(b->plain && len != 0 && src != NULL &&
+		      !_pp_dma_identity_bad(addr, len))) {
+		memcpy((void *)(uintptr_t)addr, src, len);
+		b->writes++;
+		b->bytes += len;
+		return 0;
+	}
+	/* Anything else, a bad address included: the full call, which
+	 * faults (and counts the fault) as it would have. */
+	return pp_dma_dev_write(b->dev, addr, src, len);
+}
+
+static inline void
+_pp_dma_burst_end(struct pp_dma_burst *b)
+{
+	struct dma_shard *sh;
+
+	if (b->writes == 0)
+		return;
+	sh = dma_shard_of(b->dev);
+	dma_count_in(b->dev, sh, DMA_C_dev_writes, b->writes);
+	dma_count_in(b->dev, sh, DMA_C_bytes_written, b->bytes);
 }
 
 /*

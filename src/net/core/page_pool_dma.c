@@ -194,8 +194,7 @@ static void
 do_sync_for_device(struct page_pool *pool, struct page *page,
 		   unsigned int len)
 {
-	pp_dma_sync_for_device(pool->p.dev, (dma_addr_t)page->dma_addr,
-			       pool->p.offset, len, pool->p.dma_dir);
+	_pp_pool_dma_sync(pool, page, pool->p.offset, len, false);
 }
 
 static void
@@ -390,7 +389,7 @@ page_pool_dma_sync_for_cpu(const struct page_pool *pool,
 	}
 	/* The kernel's dma_sync_single_range_for_cpu() does nothing on a
 	 * device that needs no syncs (dma_dev_need_sync()): so here. */
-	if (!pp_dma_dev_need_sync(pool->p.dev))
+	if (!_pp_pool_dma_need_sync(pool))
 		return;
 	t = pool->dma_track;
 	/*
@@ -405,8 +404,7 @@ page_pool_dma_sync_for_cpu(const struct page_pool *pool,
 		t = NULL;
 	if (t != NULL && !dev_enter(t))
 		return;
-	pp_dma_sync_for_cpu(pool->p.dev, (dma_addr_t)page->dma_addr,
-			    start, size, pool->p.dma_dir);
+	_pp_pool_dma_sync(pool, page, start, size, true);
 	if (t != NULL)
 		dev_exit(t);
 }

@@ -58,6 +58,75 @@ void _pp_dma_unmap(struct page_pool *pool, struct page *page);
 void _pp_dma_sync_for_device(struct page_pool *pool, struct page *page,
 			     int dma_sync_size, bool owner);
 
+/*
+ * A sync of @len bytes at @off of @page, which @pool mapped itself, inside
+ * its block: the DMA layer's fast path (dma/dma_priv.h), which on the
+ * plain identity device skips the argument checks the map already did.
+ * The GenMC harnesses (tests/genmc/page_pool_env.h) model the public DMA
+ * calls instead.
+ */
+#if !defined(PP_MODEL_CHECK)
+#include "dma/dma_priv.h"
+static inline void
+_pp_pool_dma_sync(const struct page_pool *pool, const struct page *page,
+		  size_t off, size_t len, bool for_cpu)
+{
+	(void)_pp_dma_sync_mapped(pool->p.dev, (dma_addr_t)page->dma_addr, off,
+				  len, pool->p.dma_dir, for_cpu);
+}
+#define _pp_pool_dma_need_sync(pool) _pp_dma_need_sync((pool)->p.dev)
+#else
+static inline void
+_pp_pool_dma_sync(const struct page_pool *pool, const struct page *page,
+		  size_t off, size_t len, bool for_cpu)
+{
+	if (for_cpu)
+		pp_dma_sync_for_cpu(pool->p.dev, (dma_addr_t)page->dma_addr,
+				    off, len, pool->p.dma_dir);
+	else
+		pp_dma_sync_for_device(pool->p.dev,
+				       (dma_addr_t)page->dma_addr, off, len,
+				       pool->p.dma_dir);
+}
+#define _pp_pool_dma_need_sync(pool) pp_dma_dev_need_sync((pool)->p.dev)
+#endif
+
+/* The owner's sync for the device of a page it recycles: min(size,
+ * max_len) at params.offset, as _pp_dma_sync_for_device(), inline. */
+static inline void
+_pp_dma_sync_for_device_owner(struct page_pool *pool, struct page *page,
+			      int dma_sync_size)
+{
+	unsigned int len = pool->p.max_len;
+
+	/* -1 (or anything above max_len) means max_len. */
+	if (dma_sync_size >= 0 && (unsigned int)dma_sync_size < len)
+		len = (unsigned int)dma_sync_size;
+	_pp_pool_dma_sync(pool, page, pool->p.offset, len, false);
+}
+
+/*
+ * _pp_dma_sync_for_cpu_napi() - the kernel's inline
+ * page_pool_dma_sync_for_cpu(), for the library's drivers: the pool's
+ * owner (its NAPI) syncs @size bytes at @offset past params.offset of a
+ * page it took off its own RX ring, so the page is the pool's and the
+ * public function's checks (which page, which pool, which thread) are the
+ * driver's to vouch for. A range outside max_len goes to the public
+ * function, which refuses it.
+ */
+static inline void
+_pp_dma_sync_for_cpu_napi(const struct page_pool *pool,
+			  const struct page *page, unsigned int offset,
+			  unsigned int size)
+{
+	if (PP_LIKELY(pool->dma_map &&
+		      (size_t)offset + size <= pool->p.max_len))
+		_pp_pool_dma_sync(pool, page, (size_t)pool->p.offset + offset,
+				  size, true);
+	else
+		page_pool_dma_sync_for_cpu(pool, page, offset, size);
+}
+
 /* Destroy: revoke the device (no sync or unmap by another thread starts),
  * wait for the DMA ops in progress, unmap every tracked page (in flight or
  * not). Afterwards the pool never touches its device again. */

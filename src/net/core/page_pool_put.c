@@ -168,6 +168,18 @@ void
 __page_pool_put_page(struct page_pool *pool, struct page *page,
 		     int dma_sync_size, bool allow_direct)
 {
+	/* The owner's recycle of a page it holds alone into the alloc
+	 * cache, with its sync for the device (the inline put's fast path
+	 * when the pool syncs): as the kernel's __page_pool_put_page(). */
+	if (allow_direct && PP_LIKELY(put_ring_ok(page) &&
+				      pool->alloc.count < PP_ALLOC_CACHE_SIZE)) {
+		if (pp_load_relaxed(&pool->dma_sync))
+			_pp_dma_sync_for_device_owner(pool, page,
+						      dma_sync_size);
+		pool->alloc.cache[pool->alloc.count++] = page;
+		__pp_stat_inc(pool->owner_recycle_stats.cached);
+		return;
+	}
 	/* Relaxed, pairs with nothing: as in put_decide(). */
 	if (!allow_direct && PP_LIKELY(put_ring_ok(page) &&
 				       !pp_load_relaxed(&pool->dma_sync))) {
