@@ -923,6 +923,72 @@ run_replay(bool iommu)
 	dma_dev_destroy_clean(o.dma_dev);
 }
 
+/*
+ * The DMA layer's counts of a native XDP_DROP run are exact, whatever
+ * fast path counted them (a device burst, syncs held back for a poll):
+ * one device write and one sync for the CPU per frame, and one sync for
+ * the device per recycle besides the one of each map. Then the device is
+ * unbound with frames on the ring: every sync of the next poll is a fault
+ * (fast path or not), and the wire's writes after it are too.
+ */
+static void
+dma_counts(void)
+{
+	struct prog_cfg cfg = { .act = XDP_DROP };
+	struct bpf_prog prog = { .run = test_prog, .priv = &cfg,
+				 .name = "test_prog" };
+	struct netsim_opts o = { .sz = sizeof(o), .frame_len = 100 };
+	struct pp_dma_dev_opts id = { .sz = sizeof(id),
+				      .flags = dma_flags | PP_DMA_F_QUIET };
+	struct pp_dma_stats ds = { .sz = sizeof(ds) };
+	struct netsim_stats ws;
+	struct net_device *dev;
+	uint64_t i, rx, rounds = (uint64_t)t_scale(50);
+	int n;
+
+	o.dma_dev = pp_dma_identity_create(&id);
+	CHECK(o.dma_dev != NULL);
+	dev = netsim_create(&o);
+	CHECK(dev != NULL);
+	CHECK_EQ(dev_open(dev), 0);
+	CHECK_EQ(dev_xdp_attach(dev, &prog, XDP_FLAGS_DRV_MODE), 0);
+	for (i = 0; i < rounds; i++) {
+		CHECK_EQ(netsim_wire_rx(dev, 0, 64), 64);
+		CHECK_EQ(napi_poll(netsim_napi(dev, 0)), 64);
+	}
+	rx = dev->stats.rx_packets;
+	CHECK_EQ(rx, rounds * 64);
+	CHECK_EQ(cfg.runs, rx);
+	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
+	CHECK_EQ(ds.faults, 0);
+	CHECK_EQ(ds.dev_writes, rx);
+	CHECK_EQ(ds.bytes_written, rx * 100);
+	CHECK_EQ(ds.syncs_for_cpu, rx);
+	CHECK_EQ(ds.bytes_synced_for_cpu, rx * 100);
+	/* Each map syncs max_len for the device; each recycle the frame. */
+	CHECK_EQ(ds.syncs_for_device, rx + ds.maps);
+	CHECK(ds.bytes_synced_for_device > rx * 100);
+
+	/* Frames on the ring, then the device goes away. */
+	CHECK_EQ(netsim_wire_rx(dev, 0, 16), 16);
+	CHECK_EQ(pp_dma_dev_unbind(o.dma_dev), 0);
+	CHECK_EQ(napi_poll(netsim_napi(dev, 0)), 16);
+	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
+	/* The sync for the CPU and the recycle's sync for the device. */
+	CHECK_EQ(ds.faults, 2 * 16);
+	CHECK_EQ(ds.syncs_for_cpu, rx);
+	CHECK_EQ(ds.last_fault_reason, PP_DMA_FAULT_UNBOUND);
+	n = netsim_wire_rx(dev, 0, 8);
+	CHECK_EQ(n, 0);
+	CHECK_EQ(netsim_get_stats(dev, &ws), 0);
+	CHECK_EQ(ws.dma_errors, 8);
+	CHECK_EQ(pp_dma_dev_get_stats(o.dma_dev, &ds), 0);
+	CHECK_EQ(ds.faults, 2 * 16 + 8);
+	CHECK_EQ(ds.dev_writes, rx + 16);
+	netsim_destroy(dev);
+	pp_dma_dev_destroy(o.dma_dev);
+}
+
 static void
 run_all(void)
 {
@@ -952,6 +1018,7 @@ run_all(void)
 	redirect_nowhere();
 	run_replay(false);
 	run_replay(true);
+	dma_counts();
 	bad_input();
 }
 

@@ -459,8 +459,8 @@ __page_pool_put_unrefed(struct page_pool *pool, struct page *page,
 	if (!allow_direct)
 		allow_direct = pp_load_relaxed(&pool->owner) == pp_thread_self();
 	/* The direct fast path: nothing to sync, a sole reference, room. */
-	if (PP_LIKELY(allow_direct && page_ref_count(page) == 1 &&
-		      !page_is_pfmemalloc(page) && !pool->dma_sync &&
+	if (PP_LIKELY(allow_direct && !pool->dma_sync &&
+		      page_ref_count(page) == 1 && !page_is_pfmemalloc(page) &&
 		      pool->alloc.count < PP_ALLOC_CACHE_SIZE)) {
 		if (PP_DEBUG)
 			__page_pool_debug_recycle(pool, page);

@@ -40,6 +40,29 @@
 __thread unsigned int _pp_dma_tls_shard
 	__attribute__((tls_model("initial-exec")));
 static unsigned int dma_shard_next;
+__thread struct dma_held _pp_dma_held
+	__attribute__((tls_model("initial-exec")));
+
+void
+_pp_dma_count_flush(void)
+{
+	struct dma_held *h = &_pp_dma_held;
+	struct dma_shard *sh;
+
+	if (h->core == NULL)
+		return;
+	if (h->syncs_for_cpu != 0 || h->syncs_for_device != 0) {
+		sh = dma_shard_of(h->dev);
+		dma_count_in(h->dev, sh, DMA_C_syncs_for_cpu, h->syncs_for_cpu);
+		dma_count_in(h->dev, sh, DMA_C_bytes_synced_for_cpu,
+			     h->bytes_for_cpu);
+		dma_count_in(h->dev, sh, DMA_C_syncs_for_device,
+			     h->syncs_for_device);
+		dma_count_in(h->dev, sh, DMA_C_bytes_synced_for_device,
+			     h->bytes_for_device);
+	}
+	*h = (struct dma_held){ 0 };
+}
 
 unsigned int
 _pp_dma_shard_assign(void)

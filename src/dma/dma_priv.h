@@ -180,6 +180,41 @@ dma_is_unbound(const struct device *dev)
 }
 
 /*
+ * Sync counts a thread holds back while a driver polls one device
+ * (_pp_dma_count_hold() ... _pp_dma_count_flush()): the fast syncs of that
+ * device add here, and the flush adds them to the device's counters once
+ * per poll, as the driver stores its own RX counters. Between polls every
+ * count is in the device's counters.
+ */
+struct dma_held {
+	struct pp_dma_core *core;	/* NULL: nothing held */
+	struct device *dev;
+	uint64_t syncs_for_cpu, bytes_for_cpu;
+	uint64_t syncs_for_device, bytes_for_device;
+};
+
+extern __thread struct dma_held _pp_dma_held
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * _pp_dma_count_hold() - hold back the calling thread's sync counts on
+ * @dev (set up) until _pp_dma_count_flush(). Returns false, holding
+ * nothing, if the thread already holds a device's: then no flush.
+ */
+static inline bool
+_pp_dma_count_hold(struct device *dev)
+{
+	if (_pp_dma_held.core != NULL)
+		return false;
+	_pp_dma_held.dev = dev;
+	_pp_dma_held.core = dev->p;
+	return true;
+}
+
+/* _pp_dma_count_flush() - count what _pp_dma_count_hold() held back. */
+void _pp_dma_count_flush(void);
+
+/*
  * _pp_dma_sync_mapped() - pp_dma_sync_for_cpu() (@for_cpu) or
  * pp_dma_sync_for_device() of a range the caller knows lies inside a live
  * mapping it made itself on @dev (page_pool's pages: each was checked
@@ -191,11 +226,39 @@ dma_is_unbound(const struct device *dev)
  * call, with all its checks. What the kernel's dma_sync_single_*() cost
  * on a direct-mapped, coherent-cache machine: an inline test and nothing.
  */
+/*
+ * The leaf of _pp_dma_sync_mapped(): the sync done and true on the plain
+ * identity device, still bound, while the calling thread holds back its
+ * counts (_pp_dma_count_hold()); false, nothing done, otherwise. It calls
+ * nothing, so a caller's fast path needs no stack frame for it.
+ */
+static inline bool
+_pp_dma_sync_mapped_held(struct device *dev, size_t size, bool for_cpu)
+{
+	struct dma_held *h = &_pp_dma_held;
+
+	if (PP_LIKELY(h->core == dev->p && dev->p->plain &&
+		      !dma_is_unbound(dev))) {
+		pp_barrier();
+		if (for_cpu) {
+			h->syncs_for_cpu++;
+			h->bytes_for_cpu += size;
+		} else {
+			h->syncs_for_device++;
+			h->bytes_for_device += size;
+		}
+		return true;
+	}
+	return false;
+}
+
 static inline int
 _pp_dma_sync_mapped(struct device *dev, dma_addr_t addr, size_t offset,
 		    size_t size, enum dma_data_direction dir, bool for_cpu)
 {
-	if (PP_LIKELY(dev->p->plain && !dma_is_unbound(dev))) {
+	if (PP_LIKELY(_pp_dma_sync_mapped_held(dev, size, for_cpu)))
+		return 0;
+	if (dev->p->plain && !dma_is_unbound(dev)) {
 		pp_barrier();
 		dma_count_sync(dev, for_cpu, size);
 		return 0;
@@ -243,12 +306,13 @@ _pp_dma_identity_bad(dma_addr_t addr, size_t size)
 	       size > UINTPTR_MAX - addr;
 }
 
+/* @src: @len bytes, @len not 0 (the device's own buffer, as for
+ * pp_dma_dev_write(); the caller vouches for it). */
 static inline int
 _pp_dma_burst_write(struct pp_dma_burst *b, dma_addr_t addr, const void *src,
 		    size_t len)
 {
-	if (PP_LIKELY(b->plain && len != 0 && src != NULL &&
-		      !_pp_dma_identity_bad(addr, len))) {
+	if (PP_LIKELY(b->plain && !_pp_dma_identity_bad(addr, len))) {
 		memcpy((void *)(uintptr_t)addr, src, len);
 		b->writes++;
 		b->bytes += len;

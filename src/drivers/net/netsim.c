@@ -77,7 +77,8 @@ struct sim_queue {
 
 	struct sim_desc *rx_ring;
 	struct page **rx_page;
-	unsigned int rx_next;		/* driver */
+	unsigned int rx_next;		/* driver: next to receive */
+	unsigned int rx_alloc;		/* driver: next to post */
 	unsigned int hw_rx;		/* device */
 
 	/* The TX ring takes frames from any thread (redirects, generic
@@ -377,8 +378,9 @@ static unsigned int
 sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 	      unsigned int max, bool overrun)
 {
-	unsigned int mask = p->ring_size - 1, n, got = 0;
+	unsigned int mask = p->ring_size - 1, hw = q->hw_rx, n, got = 0;
 	uint64_t sent = 0, missed = 0, errors = 0, runts = 0;
+	struct sim_desc *ring = q->rx_ring;
 	struct pp_dma_burst burst;
 	bool one_flow = p->nreplay == 0 && p->flows == 1;
 	uint32_t hash1 = 0;
@@ -389,10 +391,39 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 	if (one_flow && !sim_next_flow(p, q, &port, &hash1))
 		return 0;
 	_pp_dma_burst_begin(&burst, p->dma_dev);
-	for (n = 0; n < max; n++) {
-		struct sim_desc *d = &q->rx_ring[q->hw_rx & mask];
+	if (one_flow) {
 		const unsigned char *frame = q->frame;
-		uint32_t hash = hash1, len = p->frame_len;
+		uint32_t len = p->frame_len;
+
+		for (n = 0; n < max; n++) {
+			struct sim_desc *d = &ring[hw & mask];
+
+			/* A8: pairs with release R8 in sim_rx_post(). */
+			if (!(pp_load_acquire(&d->status) & SIM_RX_EMPTY)) {
+				if (!overrun)
+					break;	/* the frame waits */
+				missed++;
+				continue;
+			}
+			if (_pp_dma_burst_write(&burst, (dma_addr_t)d->addr,
+						frame, len) != 0) {
+				errors++;
+				continue;
+			}
+			d->len = len;
+			d->hash = hash1;
+			/* R11: pairs with acquire A11 in sim_rx(). */
+			pp_store_release(&d->status, 0u);
+			hw++;
+		}
+		sent = n;
+		got = hw - q->hw_rx;
+		goto out;
+	}
+	for (n = 0; n < max; n++) {
+		struct sim_desc *d = &ring[hw & mask];
+		const unsigned char *frame = q->frame;
+		uint32_t hash, len = p->frame_len;
 		unsigned int ri = 0;
 
 		if (p->nreplay != 0) {
@@ -422,7 +453,7 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 		if (p->nreplay != 0) {
 			frame = p->replay + p->replay_off[ri];
 			hash = p->replay_hash[ri];
-		} else if (!one_flow) {
+		} else {
 			if (!sim_next_flow(p, q, &port, &hash))
 				break;	/* no flow hashes to this queue */
 			memcpy(q->frame + ETH_HLEN + 20 + 2, &port, 2);
@@ -437,9 +468,11 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 		d->hash = hash;
 		/* R11: pairs with acquire A11 in sim_rx(). */
 		pp_store_release(&d->status, 0u);
-		q->hw_rx++;
+		hw++;
 		got++;
 	}
+out:
+	q->hw_rx = hw;
 	_pp_dma_burst_end(&burst);
 	/* Once per burst; this queue's wire is their only writer. */
 	if (sent != 0)
@@ -709,45 +742,66 @@ drop:
 	page_pool_put_page(q->pool, page, (int)len, true);
 }
 
+/*
+ * Post fresh buffers on every free RX slot, [rx_alloc, rx_next + ring
+ * size), taken from the pool in bulk, as drivers refill at the end of
+ * their poll. A slot the pool could not fill stays free (a frame that
+ * finds it is missed) and is refilled at the next poll.
+ */
+static void
+sim_rx_refill(struct sim_priv *p, struct sim_queue *q)
+{
+	struct page *fresh[NAPI_POLL_WEIGHT];
+	unsigned int mask = p->ring_size - 1, want, n, got, i;
+
+	want = q->rx_next + p->ring_size - q->rx_alloc;
+	while (want != 0) {
+		n = want < NAPI_POLL_WEIGHT ? want : NAPI_POLL_WEIGHT;
+		got = page_pool_alloc_pages_bulk(q->pool,
+						 GFP_ATOMIC | __GFP_NOWARN,
+						 fresh, n);
+		for (i = 0; i < got; i++)
+			sim_rx_post(q, q->rx_alloc++ & mask, fresh[i]);
+		if (got < n)
+			break;
+		want -= n;
+	}
+}
+
 static int
 sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 {
 	const struct bpf_prog *prog = pp_load_acquire(&p->xdp_prog);
-	unsigned int mask = p->ring_size - 1;
+	struct sim_desc *ring = q->rx_ring;
+	struct page **pages = q->rx_page;
+	unsigned int mask = p->ring_size - 1, next = q->rx_next;
+	unsigned int posted = q->rx_alloc;
 	struct net_device *dev = q->dev;
 	bool redirected = false;
 	uint64_t bytes = 0;
 	int done = 0;
 
-	while (done < budget) {
-		unsigned int idx = q->rx_next & mask;
-		struct sim_desc *d = &q->rx_ring[idx];
-		struct page *page, *fresh;
+	/* The budget's frames first, each buffer leaving its slot ... */
+	while (done < budget && next != posted) {
+		unsigned int idx = next & mask;
+		struct sim_desc *d = &ring[idx];
+		struct page *page;
 		unsigned int len;
 
 		/* A11: pairs with release R11 in netsim_wire_rx(). */
 		if (pp_load_acquire(&d->status) & SIM_RX_EMPTY)
 			break;
 		len = d->len;
-		page = q->rx_page[idx];
+		page = pages[idx];
+		pages[idx] = NULL;
 		done++;
 		bytes += len;
-		/* Refill first: without a new buffer the frame is dropped and
-		 * its buffer posted again. */
-		fresh = page_pool_dev_alloc_pages(q->pool);
-		if (PP_UNLIKELY(fresh == NULL)) {
-			netdev_stat_add(dev->stats.rx_dropped, 1);
-			page_pool_put_page(q->pool, page, (int)len, true);
-			fresh = page_pool_dev_alloc_pages(q->pool);
-			if (fresh == NULL)
-				break;	/* unreachable: we just gave one */
-		} else {
-			sim_rx_one(p, q, prog, page, len, d->hash,
-				   &redirected);
-		}
-		sim_rx_post(q, idx, fresh);
-		q->rx_next++;
+		sim_rx_one(p, q, prog, page, len, d->hash, &redirected);
+		next++;
 	}
+	q->rx_next = next;
+	/* ... then the slots refilled at once. */
+	sim_rx_refill(p, q);
 	/* Once per poll, as drivers update their u64_stats. */
 	netdev_stat_add(dev->stats.rx_packets, (uint64_t)done);
 	netdev_stat_add(dev->stats.rx_bytes, bytes);
@@ -841,8 +895,14 @@ sim_poll(struct napi_struct *napi, int budget)
 	struct sim_priv *p = netdev_priv(q->dev);
 	int done;
 
+	bool held;
+
+	/* The poll's fast syncs are counted once, at its end. */
+	held = _pp_dma_count_hold(p->dma_dev);
 	sim_tx_clean(p, q, budget);
 	done = sim_rx(p, q, budget);
+	if (held)
+		_pp_dma_count_flush();
 	if (done < budget)
 		napi_complete_done(napi, done);
 	return done;
@@ -898,7 +958,7 @@ sim_queue_alloc(struct sim_priv *p, struct sim_queue *q)
 	unsigned int i;
 	int ret;
 
-	q->rx_next = q->hw_rx = 0;
+	q->rx_next = q->rx_alloc = q->hw_rx = 0;
 	q->tx_head = q->tx_clean = q->hw_tx = 0;
 	pp_spin_lock_init(&q->tx_lock);
 	q->pool = page_pool_create(&pp);
@@ -923,6 +983,7 @@ sim_queue_alloc(struct sim_priv *p, struct sim_queue *q)
 		if (page == NULL)
 			return -ENOMEM;
 		sim_rx_post(q, i, page);
+		q->rx_alloc++;
 	}
 	return 0;
 }

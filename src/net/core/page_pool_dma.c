@@ -305,11 +305,8 @@ _pp_dma_sync_for_device(struct page_pool *pool, struct page *page,
 			int dma_sync_size, bool owner)
 {
 	struct pp_dma_track *t = pool->dma_track;
-	unsigned int len = pool->p.max_len;
+	unsigned int len = _pp_dma_sync_len(pool, dma_sync_size);
 
-	/* -1 (or anything above max_len) means max_len. */
-	if (dma_sync_size >= 0 && (unsigned int)dma_sync_size < len)
-		len = (unsigned int)dma_sync_size;
 	if (owner || t == NULL) {
 		if (pp_load_relaxed(&pool->dma_sync))
 			do_sync_for_device(pool, page, len);

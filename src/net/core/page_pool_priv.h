@@ -75,6 +75,9 @@ _pp_pool_dma_sync(const struct page_pool *pool, const struct page *page,
 				  len, pool->p.dma_dir, for_cpu);
 }
 #define _pp_pool_dma_need_sync(pool) _pp_dma_need_sync((pool)->p.dev)
+/* _pp_dma_sync_mapped_held() for @pool's device: true if it synced. */
+#define _pp_pool_dma_sync_held(pool, len, for_cpu)                          \
+	_pp_dma_sync_mapped_held((pool)->p.dev, (len), (for_cpu))
 #else
 static inline void
 _pp_pool_dma_sync(const struct page_pool *pool, const struct page *page,
@@ -89,20 +92,19 @@ _pp_pool_dma_sync(const struct page_pool *pool, const struct page *page,
 				       pool->p.dma_dir);
 }
 #define _pp_pool_dma_need_sync(pool) pp_dma_dev_need_sync((pool)->p.dev)
+#define _pp_pool_dma_sync_held(pool, len, for_cpu) false
 #endif
 
-/* The owner's sync for the device of a page it recycles: min(size,
- * max_len) at params.offset, as _pp_dma_sync_for_device(), inline. */
-static inline void
-_pp_dma_sync_for_device_owner(struct page_pool *pool, struct page *page,
-			      int dma_sync_size)
+/* The length a recycle syncs for the device: -1 (or anything above
+ * max_len) means max_len. */
+static inline unsigned int
+_pp_dma_sync_len(const struct page_pool *pool, int dma_sync_size)
 {
 	unsigned int len = pool->p.max_len;
 
-	/* -1 (or anything above max_len) means max_len. */
 	if (dma_sync_size >= 0 && (unsigned int)dma_sync_size < len)
 		len = (unsigned int)dma_sync_size;
-	_pp_pool_dma_sync(pool, page, pool->p.offset, len, false);
+	return len;
 }
 
 /*

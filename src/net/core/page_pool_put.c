@@ -173,9 +173,14 @@ __page_pool_put_page(struct page_pool *pool, struct page *page,
 	 * when the pool syncs): as the kernel's __page_pool_put_page(). */
 	if (allow_direct && PP_LIKELY(put_ring_ok(page) &&
 				      pool->alloc.count < PP_ALLOC_CACHE_SIZE)) {
-		if (pp_load_relaxed(&pool->dma_sync))
-			_pp_dma_sync_for_device_owner(pool, page,
-						      dma_sync_size);
+		/* A leaf when the sync is (a driver's poll on the plain
+		 * identity device): no frame; put_decide() syncs in full. */
+		if (pp_load_relaxed(&pool->dma_sync) &&
+		    !_pp_pool_dma_sync_held(pool,
+					    _pp_dma_sync_len(pool,
+							     dma_sync_size),
+					    false))
+			goto general;
 		pool->alloc.cache[pool->alloc.count++] = page;
 		__pp_stat_inc(pool->owner_recycle_stats.cached);
 		return;
@@ -192,6 +197,7 @@ __page_pool_put_page(struct page_pool *pool, struct page *page,
 		_pp_put_in_ring(pool, page);
 		return;
 	}
+general:
 	put_page_general(pool, page, dma_sync_size, allow_direct);
 }
 
