@@ -450,7 +450,8 @@ dma_sync(struct device *dev, dma_addr_t addr, size_t offset, size_t size,
 		if (ret != 0)
 			return ret;
 	}
-	dma_count_sync(dev, for_cpu, size);
+	/* Held back during a driver's poll (_pp_dma_count_hold()). */
+	dma_count_sync_held(dev, for_cpu, size);
 	return 0;
 }
 

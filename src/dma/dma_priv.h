@@ -214,6 +214,22 @@ _pp_dma_count_hold(struct device *dev)
 /* _pp_dma_count_flush() - count what _pp_dma_count_hold() held back. */
 void _pp_dma_count_flush(void);
 
+/* A sync's count: held back if the calling thread holds @dev's counts,
+ * else counted at once. */
+static inline void
+dma_count_sync_held(struct device *dev, bool for_cpu, size_t size)
+{
+	if (_pp_dma_held.core != dev->p) {
+		dma_count_sync(dev, for_cpu, size);
+	} else if (for_cpu) {
+		_pp_dma_held.syncs_for_cpu++;
+		_pp_dma_held.bytes_for_cpu += size;
+	} else {
+		_pp_dma_held.syncs_for_device++;
+		_pp_dma_held.bytes_for_device += size;
+	}
+}
+
 /*
  * _pp_dma_sync_mapped() - pp_dma_sync_for_cpu() (@for_cpu) or
  * pp_dma_sync_for_device() of a range the caller knows lies inside a live
@@ -235,17 +251,15 @@ void _pp_dma_count_flush(void);
 static inline bool
 _pp_dma_sync_mapped_held(struct device *dev, size_t size, bool for_cpu)
 {
-	struct dma_held *h = &_pp_dma_held;
-
-	if (PP_LIKELY(h->core == dev->p && dev->p->plain &&
+	if (PP_LIKELY(_pp_dma_held.core == dev->p && dev->p->plain &&
 		      !dma_is_unbound(dev))) {
 		pp_barrier();
 		if (for_cpu) {
-			h->syncs_for_cpu++;
-			h->bytes_for_cpu += size;
+			_pp_dma_held.syncs_for_cpu++;
+			_pp_dma_held.bytes_for_cpu += size;
 		} else {
-			h->syncs_for_device++;
-			h->bytes_for_device += size;
+			_pp_dma_held.syncs_for_device++;
+			_pp_dma_held.bytes_for_device += size;
 		}
 		return true;
 	}
@@ -260,7 +274,7 @@ _pp_dma_sync_mapped(struct device *dev, dma_addr_t addr, size_t offset,
 		return 0;
 	if (dev->p->plain && !dma_is_unbound(dev)) {
 		pp_barrier();
-		dma_count_sync(dev, for_cpu, size);
+		dma_count_sync_held(dev, for_cpu, size);
 		return 0;
 	}
 	return for_cpu ? pp_dma_sync_for_cpu(dev, addr, offset, size, dir) :

@@ -609,7 +609,7 @@ netsim_napi(struct net_device *dev, unsigned int queue)
 
 /* ---- The driver: RX ---------------------------------------------------- */
 
-static void
+static inline void
 sim_rx_post(struct sim_queue *q, unsigned int idx, struct page *page)
 {
 	struct sim_desc *d = &q->rx_ring[idx];
@@ -752,20 +752,22 @@ static void
 sim_rx_refill(struct sim_priv *p, struct sim_queue *q)
 {
 	struct page *fresh[NAPI_POLL_WEIGHT];
-	unsigned int mask = p->ring_size - 1, want, n, got, i;
+	unsigned int mask = p->ring_size - 1, alloc = q->rx_alloc;
+	unsigned int want, n, got, i;
 
-	want = q->rx_next + p->ring_size - q->rx_alloc;
+	want = q->rx_next + p->ring_size - alloc;
 	while (want != 0) {
 		n = want < NAPI_POLL_WEIGHT ? want : NAPI_POLL_WEIGHT;
 		got = page_pool_alloc_pages_bulk(q->pool,
 						 GFP_ATOMIC | __GFP_NOWARN,
 						 fresh, n);
 		for (i = 0; i < got; i++)
-			sim_rx_post(q, q->rx_alloc++ & mask, fresh[i]);
+			sim_rx_post(q, alloc++ & mask, fresh[i]);
 		if (got < n)
 			break;
 		want -= n;
 	}
+	q->rx_alloc = alloc;
 }
 
 static int
