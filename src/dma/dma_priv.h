@@ -189,6 +189,9 @@ dma_is_unbound(const struct device *dev)
 struct dma_held {
 	struct pp_dma_core *core;	/* NULL: nothing held */
 	struct device *dev;
+	/* @dev if it was the plain identity device and bound when the
+	 * hold began, else NULL: its syncs then need no other check. */
+	struct device *plain_dev;
 	uint64_t syncs_for_cpu, bytes_for_cpu;
 	uint64_t syncs_for_device, bytes_for_device;
 };
@@ -208,6 +211,8 @@ _pp_dma_count_hold(struct device *dev)
 		return false;
 	_pp_dma_held.dev = dev;
 	_pp_dma_held.core = dev->p;
+	if (dev->p->plain && !dma_is_unbound(dev))
+		_pp_dma_held.plain_dev = dev;
 	return true;
 }
 
@@ -243,16 +248,19 @@ dma_count_sync_held(struct device *dev, bool for_cpu, size_t size)
  * on a direct-mapped, coherent-cache machine: an inline test and nothing.
  */
 /*
- * The leaf of _pp_dma_sync_mapped(): the sync done and true on the plain
- * identity device, still bound, while the calling thread holds back its
- * counts (_pp_dma_count_hold()); false, nothing done, otherwise. It calls
+ * The leaf of _pp_dma_sync_mapped(): the sync done and true while the
+ * calling thread holds back the counts of @dev (_pp_dma_count_hold()) and
+ * @dev was the plain identity device, bound, when the hold began; false,
+ * nothing done, otherwise. The device is checked once per hold, as a NIC
+ * driver's poll samples its device's state once: an unbind from another
+ * thread during a poll shows from the next poll on (unbinding a device
+ * still in use is the caller's bug, see pp_dma_dev_unbind()). It calls
  * nothing, so a caller's fast path needs no stack frame for it.
  */
 static inline bool
 _pp_dma_sync_mapped_held(struct device *dev, size_t size, bool for_cpu)
 {
-	if (PP_LIKELY(_pp_dma_held.core == dev->p && dev->p->plain &&
-		      !dma_is_unbound(dev))) {
+	if (PP_LIKELY(_pp_dma_held.plain_dev == dev)) {
 		pp_barrier();
 		if (for_cpu) {
 			_pp_dma_held.syncs_for_cpu++;
