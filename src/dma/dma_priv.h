@@ -335,22 +335,7 @@ _pp_dma_burst_write(struct pp_dma_burst *b, dma_addr_t addr, const void *src,
 		    size_t len)
 {
 	if (PP_LIKELY(b->plain && !_pp_dma_identity_bad(addr, len))) {
-		unsigned char *dst = (unsigned char *)(uintptr_t)addr;
-		const unsigned char *from = src;
-
-		/* A short frame in 64-byte blocks, inline (the last one
-		 * overlapping the one before it), as the engine writes cache
-		 * lines: a call to memcpy() costs more than such a copy.
-		 * Longer frames, and runts, through memcpy(). */
-		if (len >= 64 && len <= 256) {
-			size_t off;
-
-			for (off = 0; off + 64 < len; off += 64)
-				memcpy(dst + off, from + off, 64);
-			memcpy(dst + len - 64, from + len - 64, 64);
-		} else {
-			memcpy(dst, from, len);
-		}
+		memcpy((void *)(uintptr_t)addr, src, len);
 		b->writes++;
 		b->bytes += len;
 		return 0;
