@@ -133,11 +133,17 @@ test_boundaries(void)
 	CHECK(last == first + MAX_SIZE - 1);
 	*last = 7;
 	page_frag_free(first);
-	page_frag_free(last);
-	/* A whole block in one fragment: refused on the full block (above a
-	 * page, it does not fit), served by a fresh one. */
+	/* A whole block in one fragment: refused on the full block while a
+	 * fragment is out (above a page, it does not fit)... */
 	CHECK(page_frag_alloc(&nc, MAX_SIZE, GFP_KERNEL) == NULL);
 	CHECK_EQ(errno, ENOMEM);
+	CHECK(nc.encoded_page != 0);
+	/* ...served by the same block, rewound, once every one is back. */
+	page_frag_free(last);
+	va = page_frag_alloc(&nc, MAX_SIZE, GFP_KERNEL);
+	CHECK(va == first);
+	CHECK_EQ(nc.offset, MAX_SIZE);
+	page_frag_free(va);
 	page_frag_cache_drain(&nc);
 	va = page_frag_alloc(&nc, MAX_SIZE, GFP_KERNEL);
 	CHECK(va != NULL);

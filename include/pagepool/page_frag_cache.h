@@ -26,6 +26,16 @@
  *  - a request larger than a page that does not fit in what is left fails
  *    without dropping the cached block.
  *
+ * pagepool's difference in behaviour, the rewind: each time a request
+ * crosses a 4 KiB boundary of the block, the cache reads the block's
+ * reference count (one acquire load, pairing with the release of each
+ * page_frag_free()), and if no fragment is out it starts the block again
+ * from offset 0. A request/response loop, whose fragments come back before
+ * the next is cut, then works in a few KiB that stay in the CPU's cache,
+ * as the kernel's skb_page_frag_refill() does for struct page_frag, rather
+ * than walking all 32 KiB. Addresses repeat sooner than in the kernel; one
+ * fragment out keeps the cache walking on.
+ *
  * pagepool's extension beyond the merged API, after Yunsheng Lin's
  * "replace page_frag with page_frag_cache" series (seed 004; its part 2 was
  * never merged): prepare / probe / commit / abort. A writer reserves space
@@ -156,7 +166,7 @@ PP_API void __page_frag_cache_drain(struct page *page, unsigned int count);
  * Return: the fragment; NULL with errno EINVAL (NULL @nc, @fragsz 0 or
  * above PAGE_FRAG_CACHE_MAX_SIZE, @align_mask not -2^k with 2^k at most
  * PAGE_SIZE) or ENOMEM (no memory; or @fragsz above PAGE_SIZE and not
- * fitting in the cached block).
+ * fitting in the cached block while a fragment of it is out).
  */
 PP_API void *__page_frag_alloc_align(struct page_frag_cache *nc,
 				     unsigned int fragsz, gfp_t gfp,
@@ -251,7 +261,10 @@ page_frag_alloc_refill_prepare(struct page_frag_cache *nc,
 
 /**
  * page_frag_alloc_refill_probe() - is there room for @fragsz bytes right
- * after the last fragment, in the cached block? Never opens a block.
+ * after the last fragment, in the cached block? Never opens a block, but
+ * rewinds it, as the other allocation calls do, when @fragsz crosses a
+ * 4 KiB boundary and no fragment of the block is out: the space is then at
+ * the block's start.
  *
  * If the returned address is where the caller's previous fragment ends, the
  * caller may extend that fragment with page_frag_commit_noref().

@@ -24,6 +24,17 @@
  * refused without giving up the block: dropping it would only add to the
  * memory pressure that probably caused the fall-back.
  *
+ * Rewind (pagepool's, not the kernel's). The kernel reuses a block only
+ * when it is full, so a cache whose fragments each come back before the
+ * next is cut (a request/response loop) still walks all 32 KiB, missing
+ * the CPU's cache on every line, where the pre-seed struct page_frag
+ * refill went back to offset 0 whenever its page was free. Once per
+ * PFC_REWIND_STRIDE bytes of offset, on the fast paths' one test for room,
+ * the cache looks at its block's count: equal to the bias means no
+ * fragment is out, nobody else can reach the block, and the cache starts
+ * it again from offset 0 (frag_cache_try_rewind()). One load per stride,
+ * and the working set stays one stride plus a fragment.
+ *
  * The prepare / probe / commit / abort calls are pagepool's extension (seed
  * 004, the unmerged part 2 of the series): the same block and accounting,
  * with the reservation split from the reference taking.
@@ -43,6 +54,24 @@
 #include <pagepool/page_frag_cache.h>
 
 #define PFC_BIAS_FULL	((uint32_t)PAGE_FRAG_CACHE_MAX_SIZE + 1)
+
+/*
+ * How many bytes of offset the cache moves between two looks at its
+ * block's count (the rewind). A power of two no larger than a page, the
+ * smallest block: every block's end is then a stride boundary, so one
+ * test, "does this request leave the stride of the last byte handed out",
+ * catches both the stride crossed and the block full. 4 KiB: in
+ * tap_net_test it ran the fewest instructions of the strides this allows,
+ * with 4.4 times fewer D1 misses than the walk of the whole block and 17%
+ * more than a 1 KiB stride, which runs the slow path for nearly every
+ * reply (docs/benchmarks.md). -DPFC_REWIND_STRIDE=N to measure another.
+ */
+#ifndef PFC_REWIND_STRIDE
+#define PFC_REWIND_STRIDE	(PAGE_SIZE < 4096 ? PAGE_SIZE : 4096UL)
+#endif
+_Static_assert((PFC_REWIND_STRIDE & (PFC_REWIND_STRIDE - 1)) == 0 &&
+		       PFC_REWIND_STRIDE <= PAGE_SIZE,
+	       "the stride must be a power of two dividing every block");
 
 /* As in pagepool/page_pool.h: 1 with meson -Ddebug_checks=true. */
 #ifndef PP_DEBUG
@@ -109,15 +138,16 @@ align_mask_ok(unsigned int mask)
  * to the fragment starting at or before its address, and refused if that
  * one is already back or the address lies past the last fragment's end.
  * The record is keyed by the block's address and dropped when the block
- * goes back to the page allocator through this file; a cache reopening the
- * block starts a fresh one. One mutex covers all records: debug builds
- * trade speed for the check. The functions exist in every build; only
- * PP_DEBUG code calls them.
+ * goes back to the page allocator through this file; a cache reopening or
+ * rewinding the block starts a fresh one. One mutex covers all records:
+ * debug builds trade speed for the check. The functions exist in every
+ * build; only PP_DEBUG code calls them.
  *
  * What a record cannot see: references dropped by page (put_page(),
  * __page_frag_cache_drain()), which do not say which fragment they free,
- * and a free after the block was reused, when a new fragment may start at
- * the same address.
+ * and a free after the block was reused or rewound, when a new fragment
+ * may start at the same address (until one does, such a free is refused
+ * as an address in no fragment).
  */
 
 #define DBG_BITS	((size_t)PAGE_FRAG_CACHE_MAX_SIZE)
@@ -328,7 +358,9 @@ frag_cache_refill(struct page_frag_cache *nc, gfp_t gfp)
 	unsigned int order = PAGE_FRAG_CACHE_MAX_ORDER;
 	struct page *page = NULL;
 
+	/* Empty, offset 0 included: the fast paths' test relies on it. */
 	nc->encoded_page = 0;
+	nc->offset = 0;
 	if (PAGE_FRAG_CACHE_MAX_ORDER > 0)
 		page = alloc_pages_node(NUMA_NO_NODE,
 					gfp | __GFP_COMP | __GFP_NOWARN |
@@ -403,26 +435,88 @@ refill:
 }
 
 /*
- * Make room for @fragsz bytes at an offset aligned by @align_mask; the
- * block's address and *@offset, or NULL with errno. Caller validated.
+ * The fast paths' one test: does a request ending at @end leave the stride
+ * that holds the last byte handed out (@offset - 1)? True at offset 0 (an
+ * empty cache, whose offset is 0 too, or a block just opened), at each
+ * stride boundary and, as the block's end is one, whenever the request
+ * does not fit. @end is above @offset. In unsigned long, so that a probe's
+ * unchecked size cannot wrap the sum.
  */
-static inline void *
-frag_cache_reserve(struct page_frag_cache *nc, unsigned int fragsz,
-		   gfp_t gfp, unsigned int align_mask, unsigned int *offset,
-		   unsigned int *size)
+static inline bool
+frag_crosses(unsigned long offset, unsigned long end)
 {
-	unsigned long enc = nc->encoded_page;
+	return ((offset - 1) ^ (end - 1)) >= PFC_REWIND_STRIDE;
+}
+
+/*
+ * Start the cached block, whose head is @page, again from offset 0 if no
+ * fragment of it is out. True if it did. Runs once per stride, never for
+ * a block from the reserves (they go back when full, as in
+ * frag_cache_renew()).
+ */
+static PP_ALWAYS_INLINE bool
+frag_cache_try_rewind(struct page_frag_cache *nc, struct page *page)
+{
+	if (nc->offset == 0 ||
+	    PP_UNLIKELY(encoded_pfmemalloc(nc->encoded_page)))
+		return false;
+	/*
+	 * A3: acquire, pairs with the release half of R2 in the
+	 * page_frag_free() or put_page() that dropped each fragment's
+	 * reference (a release sequence: every later drop, and our own
+	 * relaxed add below, are read-modify-writes). Seeing the count at our
+	 * bias means every fragment came back, and what their holders did
+	 * with the bytes happens before we hand the bytes out again. No one
+	 * can raise the count meanwhile: that takes a reference, and we hold
+	 * them all. Needed: relaxed, the page_frag_rewind GenMC harness
+	 * (tests/genmc/page_frag.c) and TSan on tests/page_frag_rewind.c
+	 * find a race.
+	 */
+	if (pp_load_acquire(&page->_refcount) != (int)nc->pagecnt_bias)
+		return false;
+	/*
+	 * Back to a full bias, so the next pass cannot run out of it (up to
+	 * one reference a byte): an add, as in frag_cache_refill(); relaxed,
+	 * we hold references (page_ref_add()). offset != 0 means a fragment
+	 * was cut since the bias was last full, so the add is at least 1.
+	 */
+	page_ref_add(page, (int)(PFC_BIAS_FULL - nc->pagecnt_bias));
+	nc->pagecnt_bias = PFC_BIAS_FULL;
+	nc->offset = 0;
+	if (PP_DEBUG)
+		dbg_open(encoded_va(nc->encoded_page));
+	return true;
+}
+
+/*
+ * The reservation's slow path (frag_crosses() said so): open a block,
+ * rewind the cached one, or renew it when the request does not fit. Makes
+ * room for @fragsz bytes at an offset aligned by @align_mask; the block's
+ * address, with *@offset, its size *@size and its head *@pagep (one
+ * region lookup for all), or NULL with errno. Caller validated. Inlined
+ * into the two out-of-line slow paths below.
+ */
+static PP_ALWAYS_INLINE void *
+frag_cache_reserve_slow(struct page_frag_cache *nc, unsigned int fragsz,
+			gfp_t gfp, unsigned int align_mask,
+			unsigned int *offset, unsigned int *size,
+			struct page **pagep)
+{
+	struct page *page;
 	unsigned int off, sz;
 	void *va;
 
-	if (PP_UNLIKELY(enc == 0)) {
+	if (PP_UNLIKELY(nc->encoded_page == 0)) {
 		if (!frag_cache_refill(nc, gfp))
 			return NULL;
-		enc = nc->encoded_page;
+		page = encoded_page(nc->encoded_page);
+	} else {
+		page = encoded_page(nc->encoded_page);
+		frag_cache_try_rewind(nc, page);
 	}
-	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
+	sz = (unsigned int)(PAGE_SIZE << encoded_order(nc->encoded_page));
 	off = (nc->offset + ~align_mask) & align_mask;
-	va = encoded_va(enc);
+	va = encoded_va(nc->encoded_page);
 	if (PP_UNLIKELY(off + fragsz > sz)) {
 		va = frag_cache_renew(nc, fragsz, gfp);
 		if (va == NULL)
@@ -432,10 +526,32 @@ frag_cache_reserve(struct page_frag_cache *nc, unsigned int fragsz,
 		sz = (unsigned int)(PAGE_SIZE
 				    << encoded_order(nc->encoded_page));
 		off = 0;
+		page = encoded_page(nc->encoded_page);
 	}
 	*offset = off;
 	*size = sz;
+	*pagep = page;
 	return va;
+}
+
+/* __page_frag_alloc_align()'s slow path, whole: a tail call from there. */
+static __attribute__((noinline)) void *
+frag_alloc_slow(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp,
+		unsigned int align_mask)
+{
+	struct page *page;
+	unsigned int off, sz;
+	char *va;
+
+	va = frag_cache_reserve_slow(nc, fragsz, gfp, align_mask, &off, &sz,
+				     &page);
+	if (PP_UNLIKELY(va == NULL))
+		return NULL;
+	nc->pagecnt_bias--;
+	nc->offset = off + fragsz;
+	if (PP_DEBUG)
+		dbg_alloc(va, off, fragsz, true);
+	return va + off;
 }
 
 static inline bool
@@ -455,14 +571,15 @@ void *
 __page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
 			gfp_t gfp, unsigned int align_mask)
 {
-	unsigned int off, sz;
+	unsigned int off;
 	char *va;
 
 	if (!frag_args_ok(nc, fragsz, align_mask))
 		return NULL;
-	va = frag_cache_reserve(nc, fragsz, gfp, align_mask, &off, &sz);
-	if (PP_UNLIKELY(va == NULL))
-		return NULL;
+	off = (nc->offset + ~align_mask) & align_mask;
+	if (PP_UNLIKELY(frag_crosses(nc->offset, off + fragsz)))
+		return frag_alloc_slow(nc, fragsz, gfp, align_mask);
+	va = encoded_va(nc->encoded_page);
 	nc->pagecnt_bias--;
 	nc->offset = off + fragsz;
 	if (PP_DEBUG)
@@ -575,13 +692,15 @@ static __attribute__((noinline)) void *
 frag_prepare_slow(struct page_frag_cache *nc, unsigned int fragsz,
 		  struct page_frag *pfrag, gfp_t gfp, unsigned int align_mask)
 {
+	struct page *page;
 	unsigned int off, sz;
 	char *va;
 
-	va = frag_cache_reserve(nc, fragsz, gfp, align_mask, &off, &sz);
+	va = frag_cache_reserve_slow(nc, fragsz, gfp, align_mask, &off, &sz,
+				     &page);
 	if (PP_UNLIKELY(va == NULL))
 		return NULL;
-	pfrag->page = encoded_page(nc->encoded_page);
+	pfrag->page = page;
 	pfrag->offset = off;
 	pfrag->size = sz - off;
 	return va + off;
@@ -601,15 +720,43 @@ __page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
 		errno = EINVAL;
 		return NULL;
 	}
-	enc = nc->encoded_page;
 	off = (nc->offset + ~align_mask) & align_mask;
-	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	if (PP_UNLIKELY(enc == 0 || off + fragsz > sz))
+	if (PP_UNLIKELY(frag_crosses(nc->offset, off + fragsz)))
 		return frag_prepare_slow(nc, fragsz, pfrag, gfp, align_mask);
+	enc = nc->encoded_page;
+	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
 	pfrag->page = encoded_page(enc);
 	pfrag->offset = off;
 	pfrag->size = sz - off;
 	return (char *)encoded_va(enc) + off;
+}
+
+/*
+ * The probe's slow path (frag_crosses() said so): no block, a request
+ * larger than the block, the stride crossed (rewind if all is back) or no
+ * room.
+ */
+static __attribute__((noinline)) void *
+frag_probe_slow(struct page_frag_cache *nc, unsigned int fragsz,
+		struct page_frag *pfrag)
+{
+	unsigned long enc = nc->encoded_page;
+	unsigned int sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
+	struct page *page;
+
+	if (enc == 0 || fragsz > sz)
+		goto nospc;
+	page = encoded_page(enc);
+	frag_cache_try_rewind(nc, page);
+	if (nc->offset + fragsz > sz)
+		goto nospc;
+	pfrag->page = page;
+	pfrag->offset = nc->offset;
+	pfrag->size = sz - nc->offset;
+	return (char *)encoded_va(enc) + nc->offset;
+nospc:
+	errno = ENOSPC;
+	return NULL;
 }
 
 void *
@@ -617,26 +764,21 @@ page_frag_alloc_refill_probe(struct page_frag_cache *nc, unsigned int fragsz,
 			     struct page_frag *pfrag)
 {
 	unsigned long enc;
-	unsigned int sz;
+	unsigned int sz, off;
 
 	if (nc == NULL || pfrag == NULL || fragsz == 0) {
 		errno = EINVAL;
 		return NULL;
 	}
+	off = nc->offset;
+	if (PP_UNLIKELY(frag_crosses(off, off + (unsigned long)fragsz)))
+		return frag_probe_slow(nc, fragsz, pfrag);
 	enc = nc->encoded_page;
-	if (enc == 0) {
-		errno = ENOSPC;
-		return NULL;
-	}
 	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	if (nc->offset + (unsigned long)fragsz > sz) {
-		errno = ENOSPC;
-		return NULL;
-	}
 	pfrag->page = encoded_page(enc);
-	pfrag->offset = nc->offset;
-	pfrag->size = sz - nc->offset;
-	return (char *)encoded_va(enc) + nc->offset;
+	pfrag->offset = off;
+	pfrag->size = sz - off;
+	return (char *)encoded_va(enc) + off;
 }
 
 /*

@@ -13,6 +13,14 @@
  * fragments were already freed) or opens a new one, leaving the block to
  * the last page_frag_free(). The cache then writes to its new fragment.
  *
+ * With the rewind (pagepool's), the request crosses the rewind stride
+ * first: if both fragments are already back, frag_cache_try_rewind() sees
+ * the count at the bias (its acquire A3) and starts the block again from
+ * offset 0 instead. -DREWIND_MID=1 (with -DPFC_REWIND_STRIDE=256) asks
+ * instead for a fragment that crosses the stride but fits in the block:
+ * rewound to offset 0 when both are back, else cut at offset 128 of the
+ * same block, which is never renewed.
+ *
  * Checks: whoever frees or reuses the block last is ordered after every
  * holder's write (the allocator overwrites a freed page's bytes, the
  * reuse writes over the first fragment: either not ordered is a race); the
@@ -21,6 +29,11 @@
 #include "page_pool_env.h"
 
 #define FRAGSZ 64
+#ifndef REWIND_MID
+#define REWIND_MID 0
+#endif
+/* No room for a page at offset 128: the block is rewound or renewed. */
+#define BIGSZ (REWIND_MID ? PFC_REWIND_STRIDE : PAGE_SIZE)
 
 static struct page_frag_cache nc;
 static char *frag[2];
@@ -48,9 +61,10 @@ main(void)
 
 	pthread_create(&h0, NULL, holder, (void *)0L);
 	pthread_create(&h1, NULL, holder, (void *)1L);
-	/* No room for a page at offset 128: the block is renewed. */
-	big = page_frag_alloc(&nc, PAGE_SIZE, GFP_KERNEL);
+	big = page_frag_alloc(&nc, BIGSZ, GFP_KERNEL);
 	assert(big != NULL);
+	if (REWIND_MID)
+		assert(big == frag[0] || big == frag[0] + 2 * FRAGSZ);
 	big[0] = 3;
 	big[64] = 3;
 	pthread_join(h0, NULL);
