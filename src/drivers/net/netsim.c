@@ -118,6 +118,7 @@ struct sim_priv {
 	uint32_t *replay_len;
 	uint32_t *replay_hash;
 	unsigned int nreplay;
+	bool wire_in_poll;	/* netsim_wire_in_poll() */
 	struct bpf_prog *xdp_prog;
 	struct sim_queue *q;
 };
@@ -277,11 +278,11 @@ netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 	return 0;
 }
 
-/* The device transmits what the driver posted. */
-static void
+/* The device transmits what the driver posted; returns how many. */
+static unsigned int
 sim_hw_tx(struct sim_priv *p, struct sim_queue *q)
 {
-	unsigned int mask = p->ring_size - 1;
+	unsigned int mask = p->ring_size - 1, n = 0;
 
 	for (;;) {
 		struct sim_desc *d = &q->tx_ring[q->hw_tx & mask];
@@ -297,7 +298,9 @@ sim_hw_tx(struct sim_priv *p, struct sim_queue *q)
 		/* R10: pairs with acquire A10 in sim_tx_clean(). */
 		pp_store_release(&d->status, 0u);
 		q->hw_tx++;
+		n++;
 	}
+	return n;
 }
 
 /* The flow hash of a frame, from its UDP destination port (the rest of
@@ -387,7 +390,8 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 			 * the MAC drops it before it needs a descriptor. */
 			if (len < ETH_HLEN || len > SIM_BUF_LEN) {
 				netdev_stat_add(q->wstats.wire_sent, 1);
-				netdev_stat_add(dev->stats.rx_length_errors, 1);
+				netdev_stat_add_shared(
+					dev->stats.rx_length_errors, 1);
 				continue;
 			}
 		}
@@ -400,7 +404,7 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 				break;
 			}
 			netdev_stat_add(q->wstats.wire_sent, 1);
-			netdev_stat_add(dev->stats.rx_missed_errors, 1);
+			netdev_stat_add_shared(dev->stats.rx_missed_errors, 1);
 			continue;
 		}
 		if (p->nreplay != 0) {
@@ -427,21 +431,65 @@ sim_wire_fill(struct net_device *dev, struct sim_priv *p, struct sim_queue *q,
 	return got;
 }
 
+/*
+ * The queue's interrupt, after the device wrote frames: with threaded
+ * NAPI it schedules the queue's NAPI thread; a NAPI that its owner's loop
+ * polls needs none (busy polling, interrupts masked).
+ */
+static void
+sim_irq(struct sim_queue *q)
+{
+	/* F22: pairs with the fence in dev.c's napi_threaded_poll() (and
+	 * the seq_cst set of THREADED before it): either this sees
+	 * THREADED, or the thread's next poll sees the descriptors written
+	 * before (R11). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Relaxed: F22 orders it. */
+	if (pp_load_relaxed(&q->napi.state) & NAPIF_STATE_THREADED)
+		napi_schedule(&q->napi);
+}
+
 int
 netsim_wire_rx(struct net_device *dev, unsigned int queue, unsigned int max)
 {
 	struct sim_priv *p = sim_priv_of(dev);
 	struct sim_queue *q;
+	unsigned int got, sent;
 
 	if (p == NULL || queue >= p->nq)
 		return -EINVAL;
 	if (!(dev->flags & IFF_UP))
 		return -ENETDOWN;
 	q = &p->q[queue];
-	if (q->wire_running)
+	if (q->wire_running || p->wire_in_poll)
 		return -EBUSY;
-	sim_hw_tx(p, q);
-	return (int)sim_wire_fill(dev, p, q, max, true);
+	sent = sim_hw_tx(p, q);
+	got = sim_wire_fill(dev, p, q, max, true);
+	/* Relaxed: the caller compares it with itself; the owner polls
+	 * in its own loop and needs no interrupt. */
+	if (got + sent != 0 &&
+	    pp_load_relaxed(&q->napi.list_owner) != pp_thread_self())
+		sim_irq(q);
+	return (int)got;
+}
+
+int
+netsim_wire_in_poll(struct net_device *dev, bool on)
+{
+	struct sim_priv *p = sim_priv_of(dev);
+	unsigned int i;
+
+	if (p == NULL)
+		return -EINVAL;
+	/* The NAPI threads read the setting: change it only while the
+	 * device's owner polls (or nobody does). */
+	if ((dev->flags & IFF_UP) && dev->threaded)
+		return -EBUSY;
+	for (i = 0; i < p->nq; i++)
+		if (p->q[i].wire_running)
+			return -EBUSY;
+	p->wire_in_poll = on;
+	return 0;
 }
 
 static void *
@@ -454,10 +502,13 @@ sim_wire_thread(void *arg)
 
 	/* A15: pairs with release R15 in netsim_wire_stop(). */
 	while (!pp_load_acquire(&q->wire_stop)) {
-		sim_hw_tx(p, q);
+		unsigned int txd = sim_hw_tx(p, q);
+
 		max = NAPI_POLL_WEIGHT;
 		if (q->wire_count != 0) {
 			if (sent == q->wire_count) {
+				if (txd != 0)
+					sim_irq(q);
 				sched_yield();
 				continue;
 			}
@@ -466,6 +517,8 @@ sim_wire_thread(void *arg)
 		}
 		n = sim_wire_fill(q->dev, p, q, max, false);
 		sent += n;
+		if (n + txd != 0)
+			sim_irq(q);
 		/* No posted buffer: the receiver is behind; let it run if it
 		 * shares our CPU. */
 		if (n == 0 && ++idle == 64) {
@@ -487,7 +540,7 @@ netsim_wire_start(struct net_device *dev, unsigned int queue, uint64_t count)
 	if (!(dev->flags & IFF_UP))
 		return -ENETDOWN;
 	q = &p->q[queue];
-	if (q->wire_running)
+	if (q->wire_running || p->wire_in_poll)
 		return -EBUSY;
 	q->wire_stop = 0;
 	q->wire_count = count;
@@ -710,7 +763,7 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		 * its buffer posted again. */
 		fresh = page_pool_dev_alloc_pages(q->pool);
 		if (PP_UNLIKELY(fresh == NULL)) {
-			netdev_stat_add(dev->stats.rx_dropped, 1);
+			netdev_stat_add_shared(dev->stats.rx_dropped, 1);
 			page_pool_put_page(q->pool, page, (int)len, true);
 			fresh = page_pool_dev_alloc_pages(q->pool);
 			if (fresh == NULL)
@@ -722,9 +775,10 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		sim_rx_post(q, idx, fresh);
 		q->rx_next++;
 	}
-	/* Once per poll, as drivers update their u64_stats. */
-	netdev_stat_add(dev->stats.rx_packets, (uint64_t)done);
-	netdev_stat_add(dev->stats.rx_bytes, bytes);
+	/* Once per poll, as drivers update their u64_stats; shared by the
+	 * queues, which may poll on threads of their own. */
+	netdev_stat_add_shared(dev->stats.rx_packets, (uint64_t)done);
+	netdev_stat_add_shared(dev->stats.rx_bytes, bytes);
 	if (redirected)
 		xdp_do_flush();
 	return done;
@@ -738,6 +792,7 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 	unsigned int mask = p->ring_size - 1;
 	struct net_device *dev = q->dev;
 	struct xdp_frame_bulk bq;
+	uint64_t packets = 0, bytes = 0;
 
 	xdp_frame_bulk_init(&bq);
 	pp_spin_lock(&q->tx_lock);
@@ -748,8 +803,8 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 		/* A10: pairs with release R10 in sim_hw_tx(). */
 		if (pp_load_acquire(&q->tx_ring[idx].status) & SIM_TX_READY)
 			break;
-		netdev_stat_add(dev->stats.tx_packets, 1);
-		netdev_stat_add(dev->stats.tx_bytes, b->len);
+		packets++;
+		bytes += b->len;
 		switch (b->type) {
 		case SIM_TX_XDP_TX:
 			xdp_return_frame_rx_napi(b->ptr);
@@ -771,6 +826,10 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 		q->tx_clean++;
 	}
 	pp_spin_unlock(&q->tx_lock);
+	if (packets != 0) {
+		netdev_stat_add_shared(dev->stats.tx_packets, packets);
+		netdev_stat_add_shared(dev->stats.tx_bytes, bytes);
+	}
 	xdp_flush_frame_bulk(&bq);
 }
 
@@ -815,6 +874,11 @@ sim_poll(struct napi_struct *napi, int budget)
 	struct sim_priv *p = netdev_priv(q->dev);
 	int done;
 
+	/* The inline wire inside the poll (netsim_wire_in_poll()). */
+	if (p->wire_in_poll) {
+		sim_hw_tx(p, q);
+		sim_wire_fill(q->dev, p, q, (unsigned int)budget, true);
+	}
 	sim_tx_clean(p, q, budget);
 	done = sim_rx(p, q, budget);
 	if (done < budget)
