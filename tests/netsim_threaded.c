@@ -96,6 +96,8 @@ qprog_total(struct qprog *st, unsigned int nq)
 /* Pools freed: counted by their disconnect callback (the release thread
  * or the destroying one). */
 static int pools_freed;
+static struct page_pool *watched[MAXQ];
+static unsigned int nwatched;
 
 static void
 on_pool_free(void *pool)
@@ -105,6 +107,8 @@ on_pool_free(void *pool)
 	__atomic_fetch_add(&pools_freed, 1, __ATOMIC_RELEASE);
 }
 
+/* Take a reference to every queue's pool, with the callback: from any
+ * thread (the pools may belong to NAPI threads already). */
 static void
 watch_pools(struct net_device *dev, unsigned int nq)
 {
@@ -112,24 +116,42 @@ watch_pools(struct net_device *dev, unsigned int nq)
 
 	__atomic_store_n(&pools_freed, 0, __ATOMIC_RELAXED);
 	for (q = 0; q < nq; q++) {
-		struct page_pool *pool = netsim_page_pool(dev, q);
-
-		CHECK(pool != NULL);
-		page_pool_use_xdp_mem(pool, on_pool_free, NULL);
-		page_pool_destroy(pool);	/* the model's reference */
+		watched[q] = netsim_page_pool(dev, q);
+		CHECK(watched[q] != NULL);
+		page_pool_use_xdp_mem(watched[q], on_pool_free, NULL);
 	}
+	nwatched = nq;
 }
 
+/* Drop those references again, leaving the callbacks: while this thread
+ * owns the pools (a destroy from another thread while a NAPI thread owns
+ * them is a debug error), and before the device goes, so that the
+ * driver's destroy is the last. */
 static void
-wait_pools_freed(int n)
+unwatch_pools(void)
+{
+	unsigned int q;
+
+	for (q = 0; q < nwatched; q++)
+		page_pool_destroy(watched[q]);
+}
+
+/* After the device is gone: each pool must have been freed, nothing
+ * being in flight. */
+static void
+wait_pools_freed(void)
 {
 	int waited;
 
-	for (waited = 0; __atomic_load_n(&pools_freed, __ATOMIC_ACQUIRE) < n;
+	for (waited = 0;
+	     __atomic_load_n(&pools_freed, __ATOMIC_ACQUIRE) < (int)nwatched;
 	     waited++) {
 		CHECK(waited < 2000);
 		usleep(1000);
 	}
+	CHECK_EQ(__atomic_load_n(&pools_freed, __ATOMIC_ACQUIRE),
+		 (int)nwatched);
+	nwatched = 0;
 }
 
 /* The CPUs this process may run on, for round-robin pinning. */
@@ -354,6 +376,7 @@ run_feed(unsigned int nq, uint32_t act, bool generic, bool iommu, bool early)
 	CHECK_EQ(dev_set_threaded(dev, false), 0);
 	CHECK(!dev->threaded);
 	check_unthreaded(dev, nq);
+	unwatch_pools();
 	for (q = 0; q < nq; q++) {
 		int n = netsim_wire_rx(dev, q, 16);
 
@@ -402,7 +425,7 @@ run_feed(unsigned int nq, uint32_t act, bool generic, bool iommu, bool early)
 		CHECK_EQ(page_pool_debug_errors(netsim_page_pool(dev, q)), 0);
 	}
 	netsim_destroy(dev);
-	wait_pools_freed((int)nq);
+	wait_pools_freed();
 	dma_dev_destroy_clean(o.dma_dev);
 }
 
@@ -425,12 +448,14 @@ run_in_poll(unsigned int nq, uint32_t act, bool generic)
 		st.napi[q] = netsim_napi(dev, q);
 	pin_round_robin(dev, nq);
 	CHECK_EQ(netsim_wire_in_poll(dev, true), 0);
-	CHECK_EQ(dev_set_threaded(dev, true), 0);
-	/* Attached first: the threads receive from the moment it is up. */
+	/* Attached first: the threads receive from the moment they run. */
 	CHECK_EQ(dev_xdp_attach(dev, &prog, generic ? XDP_FLAGS_SKB_MODE : 0),
 		 0);
 	CHECK_EQ(dev_open(dev), 0);
 	watch_pools(dev, nq);
+	unwatch_pools();
+	/* Up and polled by this thread (nobody does): threads now. */
+	CHECK_EQ(dev_set_threaded(dev, true), 0);
 	CHECK_EQ(netsim_wire_rx(dev, 0, 1), -EBUSY);
 	CHECK_EQ(netsim_wire_start(dev, 0, 1), -EBUSY);
 	while (qprog_total(&st, nq) < want)
@@ -456,7 +481,7 @@ run_in_poll(unsigned int nq, uint32_t act, bool generic)
 		 * the driver's stop. */
 		CHECK_EQ(dev->stats.tx_packets + dev->xdp_exceptions, rx);
 	netsim_destroy(dev);
-	wait_pools_freed((int)nq);
+	wait_pools_freed();
 }
 
 /* A wire thread per queue: the NAPI threads sleep and are woken by the
@@ -477,9 +502,10 @@ run_wire_threads(unsigned int nq, uint32_t act)
 	for (q = 0; q < nq; q++)
 		st.napi[q] = netsim_napi(dev, q);
 	CHECK_EQ(dev_open(dev), 0);
+	watch_pools(dev, nq);
+	unwatch_pools();
 	CHECK_EQ(dev_set_threaded(dev, true), 0);
 	CHECK_EQ(dev_xdp_attach(dev, &prog, 0), 0);
-	watch_pools(dev, nq);
 	for (q = 0; q < nq; q++)
 		CHECK_EQ(netsim_wire_start(dev, q, n), 0);
 	wait_runs(&st, nq, nq * n);
@@ -505,7 +531,7 @@ run_wire_threads(unsigned int nq, uint32_t act)
 	if (act == XDP_TX)
 		CHECK_EQ(ws.wire_tx + dev->xdp_exceptions, nq * n);
 	netsim_destroy(dev);
-	wait_pools_freed((int)nq);
+	wait_pools_freed();
 }
 
 /* XDP_REDIRECT into a CPU map from threaded queues: the map's thread
@@ -539,6 +565,7 @@ run_cpumap(unsigned int nq, bool generic)
 	rx = feed(dev, &st, nq, rounds, 0);
 	check_threaded(dev, &st, nq);
 	CHECK_EQ(dev_set_threaded(dev, false), 0);
+	unwatch_pools();
 	CHECK_EQ(pp_load_relaxed(&dev->stats.rx_packets), rx);
 	CHECK_EQ(dev->xdp_exceptions, 0);
 	CHECK_EQ(pp_load_relaxed(&st.foreign), 0);
@@ -555,7 +582,7 @@ run_cpumap(unsigned int nq, bool generic)
 	}
 	CHECK(ring > 0);
 	netsim_destroy(dev);
-	wait_pools_freed((int)nq);
+	wait_pools_freed();
 }
 
 /* XDP_REDIRECT from threaded queues of sim A to sim B, which this thread
@@ -598,6 +625,7 @@ run_redirect_dev(unsigned int nq)
 	}
 	check_threaded(src, &st, nq);
 	CHECK_EQ(dev_set_threaded(src, false), 0);
+	unwatch_pools();
 	for (i = 0; i < 3; i++) {
 		CHECK(netsim_wire_rx(dst, 0, 0) >= 0);
 		CHECK(napi_poll(netsim_napi(dst, 0)) >= 0);
@@ -616,7 +644,7 @@ run_redirect_dev(unsigned int nq)
 	CHECK(ring > 0);
 	netsim_destroy(dst);
 	netsim_destroy(src);
-	wait_pools_freed((int)nq);
+	wait_pools_freed();
 }
 
 static void

@@ -141,12 +141,20 @@ void
 pp_tool_print_cpu_time(const char *lead, const struct rusage *ru0,
 		       const struct rusage *ru1, uint64_t rx)
 {
+	pp_tool_print_cpu_time_of(lead, ru0, ru1, rx, "polling thread");
+}
+
+void
+pp_tool_print_cpu_time_of(const char *lead, const struct rusage *ru0,
+			  const struct rusage *ru1, uint64_t rx,
+			  const char *who)
+{
 	double usr = tv_s(&ru0->ru_utime, &ru1->ru_utime);
 	double sys = tv_s(&ru0->ru_stime, &ru1->ru_stime);
 
-	printf("%sCPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, polling thread)\n",
+	printf("%sCPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, %s)\n",
 	       lead, rx != 0 ? (usr + sys) * 1e9 / (double)rx : 0.0, usr, sys,
-	       rx);
+	       rx, who);
 }
 
 #ifdef PP_HAVE_AFXDP

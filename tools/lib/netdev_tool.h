@@ -59,6 +59,10 @@ void pp_tool_devs_destroy(struct net_device **devs, unsigned int n, bool xsk);
  */
 void pp_tool_print_cpu_time(const char *lead, const struct rusage *ru0,
 			    const struct rusage *ru1, uint64_t rx);
+/* The same, for the CPU time of @who ("process, NAPI threads"). */
+void pp_tool_print_cpu_time_of(const char *lead, const struct rusage *ru0,
+			       const struct rusage *ru1, uint64_t rx,
+			       const char *who);
 
 #ifdef PP_HAVE_AFXDP
 /* Print the kernel's XDP_STATISTICS of the AF_XDP device @dev. */
