@@ -292,21 +292,25 @@ frame_has_poison(const unsigned char *p, const unsigned char *end)
 	return false;
 }
 
-/* The CPU the program runs on, as the per-CPU map sees it: asked again
- * every 4096 runs (a pinned NAPI thread never moves; the single polling
- * thread of --threaded 0 may). */
+/*
+ * The CPU the program runs on, as the per-CPU map sees it, kept per
+ * thread: asked once by each NAPI thread (pinned, it never moves) and
+ * again after each report by the single polling thread of --threaded 0,
+ * which may move (the report loop, on that thread, resets it).
+ */
 static __thread int prog_cpu = -1;
-static __thread unsigned int prog_runs;
 
-static int
-prog_cpu_now(void)
+static uint32_t rxq_info_prog(struct xdp_md *ctx, void *priv);
+
+/* Out of line and a tail call, so the program's fast path saves no
+ * registers. */
+static __attribute__((noinline, cold)) uint32_t
+rxq_info_prog_cpu(struct xdp_md *ctx, void *priv)
 {
-	if (PP_UNLIKELY(prog_cpu < 0 || (++prog_runs & 4095) == 0)) {
-		prog_cpu = sched_getcpu();
-		if (prog_cpu < 0 || prog_cpu >= MAX_CPUS)
-			prog_cpu = 0;
-	}
-	return prog_cpu;
+	int cpu = sched_getcpu();
+
+	prog_cpu = cpu < 0 || cpu >= MAX_CPUS ? 0 : cpu;
+	return rxq_info_prog(ctx, priv);
 }
 
 static uint32_t
@@ -315,8 +319,10 @@ rxq_info_prog(struct xdp_md *ctx, void *priv)
 	struct prog_state *st = priv;
 	unsigned char *eth = ctx->data, tmp[ETH_ALEN];
 	unsigned int q = ctx->rx_queue_index;
-	int cpu = prog_cpu_now();
+	int cpu = prog_cpu;
 
+	if (PP_UNLIKELY(cpu < 0))
+		return rxq_info_prog_cpu(ctx, priv);
 	if (q >= MAX_RXQS) {
 		/* Any thread: atomic adds; the printer's relaxed loads in
 		 * counts_snapshot() read them. */
@@ -933,6 +939,10 @@ timers:
 				    prev, t - tlast, sep, nq);
 			memcpy(prev, snap, sizeof(*snap));
 			tlast = t;
+			/* The polling thread may have moved: the program asks
+			 * where it runs again (threaded, the NAPI threads are
+			 * pinned and keep theirs). */
+			prog_cpu = -1;
 		}
 		if (duration != 0 && t - t0 >= duration)
 			break;

@@ -603,6 +603,20 @@ netsim_napi(struct net_device *dev, unsigned int queue)
 
 /* ---- The driver: RX ---------------------------------------------------- */
 
+/*
+ * A device-wide counter of the poll: with one queue its poller is the
+ * one writer (a plain add's cost); several queues may poll on threads of
+ * their own (threaded NAPI), so they add atomically.
+ */
+static inline void
+sim_dev_stat_add(const struct sim_priv *p, uint64_t *field, uint64_t v)
+{
+	if (p->nq == 1)
+		netdev_stat_add(*field, v);
+	else
+		netdev_stat_add_shared(*field, v);
+}
+
 static void
 sim_rx_post(struct sim_queue *q, unsigned int idx, struct page *page)
 {
@@ -775,10 +789,9 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		sim_rx_post(q, idx, fresh);
 		q->rx_next++;
 	}
-	/* Once per poll, as drivers update their u64_stats; shared by the
-	 * queues, which may poll on threads of their own. */
-	netdev_stat_add_shared(dev->stats.rx_packets, (uint64_t)done);
-	netdev_stat_add_shared(dev->stats.rx_bytes, bytes);
+	/* Once per poll, as drivers update their u64_stats. */
+	sim_dev_stat_add(p, &dev->stats.rx_packets, (uint64_t)done);
+	sim_dev_stat_add(p, &dev->stats.rx_bytes, bytes);
 	if (redirected)
 		xdp_do_flush();
 	return done;
@@ -827,8 +840,8 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 	}
 	pp_spin_unlock(&q->tx_lock);
 	if (packets != 0) {
-		netdev_stat_add_shared(dev->stats.tx_packets, packets);
-		netdev_stat_add_shared(dev->stats.tx_bytes, bytes);
+		sim_dev_stat_add(p, &dev->stats.tx_packets, packets);
+		sim_dev_stat_add(p, &dev->stats.tx_bytes, bytes);
 	}
 	xdp_flush_frame_bulk(&bq);
 }
