@@ -326,7 +326,8 @@ napi_schedule(struct napi_struct *napi)
 PP_API int dev_set_threaded(struct net_device *dev, bool threaded);
 
 /**
- * napi_set_thread_cpu() - pin @napi's thread to @cpu (-1: no pinning), now
+ * napi_set_thread_cpu() - pin @napi's thread to @cpu (-1: no pinning; a
+ * running thread then gets the calling thread's CPUs), now
  * if it runs, else when dev_set_threaded() or dev_open() starts it. A
  * pagepool extension (the kernel pins a NAPI kthread with taskset).
  * Return: 0; -EINVAL (NULL @napi, @cpu below -1 or at least CPU_SETSIZE,

@@ -310,10 +310,12 @@ napi_threaded_poll(void *arg)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		/* The kernel's napi_threaded_poll_loop(): poll again while
 		 * the driver used its whole budget (it did not complete). */
-		do
+		for (;;) {
 			work = n->poll(n, n->weight);
-		/* A20 again. */
-		while (work >= n->weight && !pp_load_acquire(&t->stop));
+			/* A20 again: a stop ends even a busy queue's loop. */
+			if (work < n->weight || pp_load_acquire(&t->stop))
+				break;
+		}
 	}
 
 	pthread_mutex_lock(&t->lock);
