@@ -43,7 +43,7 @@
  * polling thread's CPU time per packet (getrusage(RUSAGE_THREAD)).
  *
  * At exit the device is destroyed and the tool checks that every page came
- * back (the queue's page_pool is freed at once), that the DMA device saw
+ * back (each queue's page_pool is freed at once), that the DMA device saw
  * no fault or DMA-API debug error and holds no mapping, that every frame
  * is accounted for and, with --bounce, that the program never read a
  * poisoned (never synced) byte; otherwise it reports and exits 1.
@@ -840,7 +840,10 @@ main(int argc, char **argv)
 		kifindex = pp_xsk_ifindex(dev);
 	}
 #endif
+	/* Every queue's pool, before any NAPI thread owns it. */
 	pp_tool_watch_pool(pool);
+	for (q = 1; !xsk && q < dev->num_rx_queues; q++)
+		pp_tool_watch_pool(netsim_page_pool(dev, q));
 	watching = true;
 
 	cur = calloc(1, sizeof(*cur));

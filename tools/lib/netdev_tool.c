@@ -16,7 +16,8 @@
 #endif
 
 volatile sig_atomic_t pp_tool_stop;
-static int pool_freed;
+static int pools_watched;	/* the main thread's */
+static int pools_freed;
 
 static void
 on_signal(int sig)
@@ -36,8 +37,9 @@ static void
 on_pool_free(void *pool)
 {
 	(void)pool;
-	/* Pairs with the acquire in pp_tool_pool_freed(). */
-	__atomic_store_n(&pool_freed, 1, __ATOMIC_RELEASE);
+	/* Any thread (the deferred release's): pairs with the acquire in
+	 * pp_tool_pool_freed(). */
+	__atomic_fetch_add(&pools_freed, 1, __ATOMIC_RELEASE);
 }
 
 void
@@ -45,13 +47,15 @@ pp_tool_watch_pool(struct page_pool *pool)
 {
 	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
 	page_pool_destroy(pool);	/* the reference just taken */
+	pools_watched++;
 }
 
 bool
 pp_tool_pool_freed(void)
 {
 	/* Pairs with the release in on_pool_free(). */
-	return __atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE) != 0;
+	return pools_watched > 0 &&
+	       __atomic_load_n(&pools_freed, __ATOMIC_ACQUIRE) == pools_watched;
 }
 
 struct device *

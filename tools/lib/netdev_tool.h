@@ -25,9 +25,11 @@ extern volatile sig_atomic_t pp_tool_stop;
 void pp_tool_catch_signals(void);
 
 /*
- * Watch @pool: pp_tool_pool_freed() says, after the device is gone,
- * whether the pool was freed (every page came back). Drops the reference
- * page_pool_use_xdp_mem() takes, so the device's teardown frees it.
+ * Watch @pool (one call per pool, from the main thread, while it owns
+ * the pool): pp_tool_pool_freed() says, after the device is gone, whether
+ * every watched pool was freed (every page came back). Drops the
+ * reference page_pool_use_xdp_mem() takes, so the device's teardown frees
+ * it.
  */
 void pp_tool_watch_pool(struct page_pool *pool);
 bool pp_tool_pool_freed(void);
