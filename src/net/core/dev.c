@@ -29,7 +29,9 @@
  * the two, scheduling follows the kernel's state word: napi_schedule_prep()
  * sets SCHED, or MISSED when already set, and napi_complete_done() clears
  * SCHED unless MISSED asks for another poll; both are read-modify-writes
- * of the one word, so a schedule racing with the completion is never lost.
+ * of the one word, so a schedule racing with the completion is never lost
+ * (tests/model/napi_sched.pml checks it, and that undoing either half
+ * loses a frame).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
