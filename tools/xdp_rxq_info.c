@@ -17,7 +17,13 @@
  * action. The device is a netsim NIC (sim0, sim1, ...) created by the
  * tool, its wire inline in the polling thread: each loop iteration lets
  * the wire fill up to 64 posted buffers and then runs one NAPI poll, so
- * the numbers are the per-core cost of the RX path. Our options:
+ * the numbers are the per-core cost of the RX path. With --queues N above
+ * 1 every queue gets a NAPI thread of its own (threaded NAPI, the
+ * kernel's /sys/class/net/DEV/threaded; --threaded 0 turns it off),
+ * pinned round-robin over the CPUs the process may use, the inline wire
+ * running inside each poll; the program counts per CPU as the sample's
+ * per-CPU map does, so one "XDP-RX CPU n" line appears per CPU that saw
+ * packets. Our options:
  * --no-recycle (release pages from the pool before the skb is built: the
  * seed's page_pool_release_page column), --duration, --iommu (the IOMMU
  * model instead of the identity DMA device), --bounce (the DMA device in
@@ -37,7 +43,7 @@
  * polling thread's CPU time per packet (getrusage(RUSAGE_THREAD)).
  *
  * At exit the device is destroyed and the tool checks that every page came
- * back (the queue's page_pool is freed at once), that the DMA device saw
+ * back (each queue's page_pool is freed at once), that the DMA device saw
  * no fault or DMA-API debug error and holds no mapping, that every frame
  * is accounted for and, with --bounce, that the program never read a
  * poisoned (never synced) byte; otherwise it reports and exits 1.
@@ -78,17 +84,27 @@ enum cfg_options_flags {
 	SWAP_MAC = 0x2U,
 };
 
+/*
+ * The sample's per-CPU maps (stats_global_map, rx_queue_index_map): one
+ * counter per RX queue and CPU, so each has one writer, the thread that
+ * polls the queue (one NAPI per queue, whichever thread it runs on), and
+ * the printer reads them while they run. The last row counts frames from
+ * a queue index outside the map, which any thread may write.
+ */
+#define RXQ_OTHER	MAX_RXQS
+
+struct prog_counts {
+	uint64_t rx[MAX_RXQS + 1][MAX_CPUS];
+	uint64_t issue[MAX_CPUS];
+};
+
 struct prog_state {
 	uint32_t action;
 	uint32_t options;
-	int cpu;			/* where the poll loop runs now */
-	uint64_t rx[MAX_CPUS];		/* per CPU */
-	uint64_t issue[MAX_CPUS];
-	uint64_t rxq[MAX_RXQS][MAX_CPUS];
-	uint64_t rxq_issue;
-	uint64_t stale;			/* --bounce: frames with poison */
 	bool check_stale;
-	volatile uint16_t sink;
+	uint64_t stale;			/* --bounce: frames with poison */
+	uint16_t sink;
+	struct prog_counts c;
 };
 
 static const char *const action_names[XDP_ACTION_MAX] = {
@@ -276,22 +292,51 @@ frame_has_poison(const unsigned char *p, const unsigned char *end)
 	return false;
 }
 
+/*
+ * The CPU the program runs on, as the per-CPU map sees it, kept per
+ * thread: asked once by each NAPI thread (pinned, it never moves) and
+ * again after each report by the single polling thread of --threaded 0,
+ * which may move (the report loop, on that thread, resets it).
+ */
+static __thread int prog_cpu = -1;
+
+static uint32_t rxq_info_prog(struct xdp_md *ctx, void *priv);
+
+/* Out of line and a tail call, so the program's fast path saves no
+ * registers. */
+static __attribute__((noinline, cold)) uint32_t
+rxq_info_prog_cpu(struct xdp_md *ctx, void *priv)
+{
+	int cpu = sched_getcpu();
+
+	prog_cpu = cpu < 0 || cpu >= MAX_CPUS ? 0 : cpu;
+	return rxq_info_prog(ctx, priv);
+}
+
 static uint32_t
 rxq_info_prog(struct xdp_md *ctx, void *priv)
 {
 	struct prog_state *st = priv;
 	unsigned char *eth = ctx->data, tmp[ETH_ALEN];
-	int cpu = st->cpu;
+	unsigned int q = ctx->rx_queue_index;
+	int cpu = prog_cpu;
 
-	st->rx[cpu]++;
-	if (ctx->rx_queue_index >= MAX_RXQS) {
-		st->issue[cpu]++;
-		st->rxq_issue++;
+	if (PP_UNLIKELY(cpu < 0))
+		return rxq_info_prog_cpu(ctx, priv);
+	if (q >= MAX_RXQS) {
+		/* Any thread: atomic adds; the printer's relaxed loads in
+		 * counts_snapshot() read them. */
+		pp_fetch_add_relaxed(&st->c.rx[RXQ_OTHER][cpu], 1);
+		pp_fetch_add_relaxed(&st->c.issue[cpu], 1);
 		return st->action;
 	}
-	st->rxq[ctx->rx_queue_index][cpu]++;
+	/* One writer, the queue's poller: a relaxed store of the
+	 * incremented value (a plain add's cost); pairs with the relaxed
+	 * load in counts_snapshot(), with no order needed. */
+	pp_store_relaxed(&st->c.rx[q][cpu], pp_load_relaxed(&st->c.rx[q][cpu]) + 1);
+	/* Any poller; read after the pollers are joined. */
 	if (st->check_stale && frame_has_poison(eth, ctx->data_end))
-		st->stale++;
+		pp_fetch_add_relaxed(&st->stale, 1);
 	if (st->options & (READ_MEM | SWAP_MAC)) {
 		if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
 			return XDP_ABORTED;
@@ -300,7 +345,10 @@ rxq_info_prog(struct xdp_md *ctx, void *priv)
 			memcpy(eth, eth + ETH_ALEN, ETH_ALEN);
 			memcpy(eth + ETH_ALEN, tmp, ETH_ALEN);
 		} else {
-			st->sink = (uint16_t)(eth[12] << 8 | eth[13]);
+			/* Every poller writes it, nobody reads it: only a
+			 * load the compiler must keep. */
+			pp_store_relaxed(&st->sink,
+					 (uint16_t)(eth[12] << 8 | eth[13]));
 		}
 	}
 	return st->action;
@@ -334,6 +382,10 @@ usage(const char *prog)
 	       " --queues N            RX queues, flows spread by RSS (1)\n"
 	       " --wire inline|thread  the wire in the polling thread (inline,\n"
 	       "                       the default) or on its own thread\n"
+	       " --threaded 0|1        a NAPI thread per queue, pinned\n"
+	       "                       round-robin over the allowed CPUs\n"
+	       "                       (/sys/class/net/DEV/threaded; default\n"
+	       "                       1 with --queues above 1, else 0)\n"
 	       " --sleep               AF_XDP: sleep in poll() when idle\n"
 	       " --cpu-time            print the polling thread's CPU time\n"
 	       "                       per packet at exit\n"
@@ -397,10 +449,47 @@ fmt_num(char *buf, size_t len, double v, bool sep)
 	snprintf(buf, len, "%s", out);
 }
 
+/* Read the live counters into @snap: relaxed loads, each pairing with
+ * its writer's relaxed store or add in rxq_info_prog() (counters order
+ * nothing; each load is whole). */
+static void
+counts_snapshot(struct prog_counts *snap, const struct prog_state *st,
+		unsigned int nq)
+{
+	unsigned int q, i;
+
+	for (q = 0; q <= MAX_RXQS; q++) {
+		if (q >= nq && q != RXQ_OTHER)
+			continue;
+		for (i = 0; i < MAX_CPUS; i++)
+			snap->rx[q][i] = pp_load_relaxed(&st->c.rx[q][i]);
+	}
+	for (i = 0; i < MAX_CPUS; i++)
+		snap->issue[i] = pp_load_relaxed(&st->c.issue[i]);
+}
+
+/* Frames the program saw on @cpu (every queue), or in all when @cpu < 0. */
+static uint64_t
+counts_rx(const struct prog_counts *c, int cpu, unsigned int nq)
+{
+	uint64_t sum = 0;
+	unsigned int q;
+	int i;
+
+	for (q = 0; q <= MAX_RXQS; q++) {
+		if (q >= nq && q != RXQ_OTHER)
+			continue;
+		for (i = 0; i < MAX_CPUS; i++)
+			if (cpu < 0 || i == cpu)
+				sum += c->rx[q][i];
+	}
+	return sum;
+}
+
 static void
 stats_print(const struct net_device *dev, int ifindex, const char *action,
-	    uint32_t options, const struct prog_state *cur,
-	    const struct prog_state *prev, double period, bool sep,
+	    uint32_t options, const struct prog_counts *cur,
+	    const struct prog_counts *prev, double period, bool sep,
 	    unsigned int nq)
 {
 	char a[48], b[48];
@@ -412,7 +501,8 @@ stats_print(const struct net_device *dev, int ifindex, const char *action,
 	printf("%-15s %-7s %-11s %-11s\n", "XDP stats", "CPU", "pps",
 	       "issue-pps");
 	for (i = 0; i < MAX_CPUS; i++) {
-		pps = (double)(cur->rx[i] - prev->rx[i]) / period;
+		pps = (double)(counts_rx(cur, i, nq) - counts_rx(prev, i, nq)) /
+		      period;
 		err = (double)(cur->issue[i] - prev->issue[i]) / period;
 		sum += pps;
 		esum += err;
@@ -431,7 +521,7 @@ stats_print(const struct net_device *dev, int ifindex, const char *action,
 	for (q = 0; q < (int)nq && q < MAX_RXQS; q++) {
 		sum = 0;
 		for (i = 0; i < MAX_CPUS; i++) {
-			pps = (double)(cur->rxq[q][i] - prev->rxq[q][i]) / period;
+			pps = (double)(cur->rx[q][i] - prev->rx[q][i]) / period;
 			sum += pps;
 			if (pps <= 0)
 				continue;
@@ -472,13 +562,15 @@ main(int argc, char **argv)
 		{ "pcap", required_argument, NULL, 'P' },
 		{ "sleep", no_argument, NULL, 'Z' },
 		{ "cpu-time", no_argument, NULL, 'T' },
+		{ "threaded", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog_name = argv[0], *ifname = NULL;
 	const char *action_str = "XDP_PASS";
 	struct netsim_opts nopts = { .sz = sizeof(nopts) };
-	struct prog_state *cur = NULL, *prev = NULL;
+	struct prog_state *cur = NULL;
+	struct prog_counts *snap = NULL, *prev = NULL;
 	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	struct net_device *dev = NULL, *extra[16];
 	struct netsim_stats ws;
@@ -495,6 +587,7 @@ main(int argc, char **argv)
 	unsigned int too_long = 0;
 	unsigned int dflags;
 	bool xsk = false, sleep_idle = false, cpu_time = false;
+	int threaded = -1;	/* --threaded: -1 for the default */
 	struct rusage ru0, ru1;
 	int kifindex = 0;
 	uint64_t rx_detach = 0, xsk_debug = 0;
@@ -580,6 +673,10 @@ main(int argc, char **argv)
 		case 'T':
 			cpu_time = true;
 			break;
+		case 'H':
+			threaded = (int)pp_tool_parse_num(prog_name,
+					"--threaded", optarg, 0, 1);
+			break;
 		case 'h':
 			usage(prog_name);
 			return EXIT_OK;
@@ -628,9 +725,9 @@ main(int argc, char **argv)
 		xsk = true;
 		if (pcap_path != NULL || nopts.frame_len != 0 ||
 		    nopts.flows != 0 || nopts.queues > 1 || wire_thread ||
-		    iommu || bounce || coherent) {
+		    iommu || bounce || coherent || threaded == 1) {
 			fprintf(stderr,
-				"ERR: --dev %s is a real interface: --pcap, --size, --flows, --queues, --wire, --iommu, --bounce and --coherent are the software NIC's\n",
+				"ERR: --dev %s is a real interface: --pcap, --size, --flows, --queues, --wire, --threaded, --iommu, --bounce and --coherent are the software NIC's\n",
 				ifname);
 			return EXIT_FAIL_OPTION;
 		}
@@ -743,12 +840,16 @@ main(int argc, char **argv)
 		kifindex = pp_xsk_ifindex(dev);
 	}
 #endif
+	/* Every queue's pool, before any NAPI thread owns it. */
 	pp_tool_watch_pool(pool);
+	for (q = 1; !xsk && q < dev->num_rx_queues; q++)
+		pp_tool_watch_pool(netsim_page_pool(dev, q));
 	watching = true;
 
 	cur = calloc(1, sizeof(*cur));
+	snap = calloc(1, sizeof(*snap));
 	prev = calloc(1, sizeof(*prev));
-	if (cur == NULL || prev == NULL) {
+	if (cur == NULL || snap == NULL || prev == NULL) {
 		fprintf(stderr, "ERR: out of memory\n");
 		rc = EXIT_FAIL;
 		goto out_free;
@@ -756,9 +857,6 @@ main(int argc, char **argv)
 	cur->action = (uint32_t)action;
 	cur->options = options;
 	cur->check_stale = bounce;
-	cur->cpu = sched_getcpu();
-	if (cur->cpu < 0 || cur->cpu >= MAX_CPUS)
-		cur->cpu = 0;
 	prog = (struct bpf_prog){ .run = rxq_info_prog, .priv = cur,
 				  .name = "xdp_prognum0" };
 	ret = dev_xdp_attach(dev, &prog, xdp_flags);
@@ -777,6 +875,26 @@ main(int argc, char **argv)
 	if (xsk)
 		napi[0] = pp_xsk_napi(dev);
 #endif
+	/* Threaded NAPI: a thread per queue, pinned round-robin over the
+	 * CPUs we may use; the inline wire then runs inside each poll. */
+	if (threaded < 0)
+		threaded = !xsk && nq > 1;
+	if (threaded) {
+		ret = wire_thread ? 0 : netsim_wire_in_poll(dev, true);
+		for (q = 0; ret == 0 && q < nq; q++) {
+			ret = pp_tool_nth_cpu((int)q);
+			if (ret >= 0)
+				ret = napi_set_thread_cpu(napi[q], ret);
+		}
+		if (ret == 0)
+			ret = dev_set_threaded(dev, true);
+		if (ret != 0) {
+			fprintf(stderr, "ERR: threaded NAPI: %s\n",
+				strerror(-ret));
+			rc = EXIT_FAIL;
+			goto out_free;
+		}
+	}
 	for (q = 0; wire_thread && q < nq; q++) {
 		ret = netsim_wire_start(dev, q, 0);
 		if (ret != 0) {
@@ -785,11 +903,19 @@ main(int argc, char **argv)
 			goto out_free;
 		}
 	}
-	getrusage(RUSAGE_THREAD, &ru0);
+	/* Threaded: the CPU time of the whole process (its NAPI threads). */
+	getrusage(threaded ? RUSAGE_SELF : RUSAGE_THREAD, &ru0);
 	t0 = tlast = pp_tool_now_s();
 	while (!pp_tool_stop) {
 		int work = 0;
 
+		if (threaded) {
+			/* The NAPI threads poll; this thread prints. */
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+			goto timers;
+		}
 		/* One thread polls every queue in turn (NAPI instances
 		 * scheduled on one CPU). */
 		for (q = 0; q < nq; q++) {
@@ -808,31 +934,37 @@ main(int argc, char **argv)
 #endif
 		if ((++iter & 255) != 0 && work != 0)
 			continue;
+timers:
 		t = pp_tool_now_s();
 		if (t - tlast >= interval) {
-			stats_print(dev, kifindex, action_str, options, cur,
-				    prev, t - tlast, sep, dev->num_rx_queues);
-			memcpy(prev, cur, sizeof(*cur));
+			counts_snapshot(snap, cur, nq);
+			stats_print(dev, kifindex, action_str, options, snap,
+				    prev, t - tlast, sep, nq);
+			memcpy(prev, snap, sizeof(*snap));
 			tlast = t;
-			cur->cpu = sched_getcpu();
-			if (cur->cpu < 0 || cur->cpu >= MAX_CPUS)
-				cur->cpu = 0;
+			/* The polling thread may have moved: the program asks
+			 * where it runs again (threaded, the NAPI threads are
+			 * pinned and keep theirs). */
+			prog_cpu = -1;
 		}
 		if (duration != 0 && t - t0 >= duration)
 			break;
 	}
-	getrusage(RUSAGE_THREAD, &ru1);
+	getrusage(threaded ? RUSAGE_SELF : RUSAGE_THREAD, &ru1);
 	if (pp_tool_stop)
 		printf("\nInterrupted: Removing XDP program on ifindex:%d device:%s\n",
 		       kifindex, dev->name);
-	for (q = 0; q < nq; q++) {
-		if (wire_thread) {
-			netsim_wire_stop(dev, q);
-			/* What the wire wrote before it stopped. */
-			while (napi_poll(napi[q]) > 0)
-				;
-		}
+	for (q = 0; wire_thread && q < nq; q++)
+		netsim_wire_stop(dev, q);
+	if (threaded) {
+		/* The threads stop; the queues and pools are ours again. */
+		dev_set_threaded(dev, false);
+		netsim_wire_in_poll(dev, false);
 	}
+	/* What the wire wrote and no poll took yet. */
+	for (q = 0; (wire_thread || threaded) && q < nq; q++)
+		while (napi_poll(napi[q]) > 0)
+			;
 	/* AF_XDP: frames keep arriving after the program is detached; they
 	 * go to the stack, so the program's count is checked against what
 	 * had arrived before. */
@@ -846,11 +978,15 @@ main(int argc, char **argv)
 			netsim_wire_rx(dev, q, 0);
 		napi_poll(napi[q]);
 	}
-	for (i = 0, iter = 0; i < MAX_CPUS; i++)
-		iter += cur->rx[i];
+	/* The pollers are joined or are this thread: plain reads would do;
+	 * the snapshot's relaxed loads are what the printer uses anyway. */
+	counts_snapshot(snap, cur, nq);
+	iter = counts_rx(snap, -1, nq);
 	rx = pp_load_relaxed(&dev->stats.rx_packets);
 	if (cpu_time)
-		pp_tool_print_cpu_time("\n", &ru0, &ru1, rx);
+		pp_tool_print_cpu_time_of("\n", &ru0, &ru1, rx,
+					  threaded ? "process, NAPI threads"
+						   : "polling thread");
 #ifdef PP_HAVE_AFXDP
 	if (xsk) {
 		/* Closing counts what was delivered and never polled (and
@@ -887,8 +1023,6 @@ main(int argc, char **argv)
 		       " frames (rx_length_errors)\n",
 		       dev->stats.rx_length_errors);
 	sent = ws.wire_sent;
-	for (i = 0, iter = 0; i < MAX_CPUS; i++)
-		iter += cur->rx[i];
 	if (sent != rx + dev->stats.rx_missed_errors + ws.dma_errors +
 		    dev->stats.rx_length_errors ||
 	    iter != rx - dev->stats.rx_dropped) {
@@ -913,6 +1047,7 @@ checked:
 	}
 out_free:
 	free(prev);
+	free(snap);
 out_devs:
 	pp_tool_devs_destroy(extra, ndev, xsk);
 	if (watching && !pp_tool_pool_freed()) {

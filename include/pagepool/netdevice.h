@@ -16,6 +16,19 @@
  * napi_poll() in a loop; each call runs the driver's poll function with the
  * budget (64, NAPI_POLL_WEIGHT). dev_close() runs on the same thread.
  *
+ * Threaded NAPI, as the kernel's dev_set_threaded() (the
+ * /sys/class/net/DEV/threaded switch): each NAPI instance gets a thread of
+ * its own, named "napi/DEV-ID" (ID the instance's napi_id), pinned where
+ * napi_set_thread_cpu() says (a pagepool extension: the kernel's user runs
+ * taskset on the kthread). The thread becomes the instance's owner and the
+ * owner of the page_pools bound to it (page_pool_params.napi), so direct
+ * recycling happens in that thread only and pages freed anywhere else go
+ * through the pool's ring. It polls while the driver has work (a poll
+ * that used its whole budget), else sleeps until napi_schedule() (the
+ * device's interrupt) wakes it. Turning it off, dev_close() and
+ * unregister_netdev() stop and join the threads, and the calling thread
+ * owns the instances and their pools again.
+ *
  * XDP attaches per device in native mode (the driver runs the program on
  * its raw buffer, ndo_bpf) or generic mode (XDP_FLAGS_SKB_MODE: the stack
  * runs it on the skb the driver built, do_xdp_generic(), copying the head
@@ -56,6 +69,27 @@ extern "C" {
 
 /* dev->flags */
 #define IFF_UP		0x1
+
+/*
+ * napi->state bits, the kernel's numbers: scheduled to poll; a schedule
+ * came while scheduled (poll again); no scheduling (teardown); polled by
+ * its own thread; scheduled on that thread.
+ */
+enum {
+	NAPI_STATE_SCHED = 0,
+	NAPI_STATE_MISSED = 1,
+	NAPI_STATE_DISABLE = 2,
+	NAPI_STATE_THREADED = 8,
+	NAPI_STATE_SCHED_THREADED = 9,
+};
+
+enum {
+	NAPIF_STATE_SCHED = 1UL << NAPI_STATE_SCHED,
+	NAPIF_STATE_MISSED = 1UL << NAPI_STATE_MISSED,
+	NAPIF_STATE_DISABLE = 1UL << NAPI_STATE_DISABLE,
+	NAPIF_STATE_THREADED = 1UL << NAPI_STATE_THREADED,
+	NAPIF_STATE_SCHED_THREADED = 1UL << NAPI_STATE_SCHED_THREADED,
+};
 
 /** netdev_tx_t - what ndo_start_xmit() did with the skb. */
 typedef enum netdev_tx {
@@ -147,7 +181,11 @@ struct net_device {
 	struct net_device_stats stats;
 	struct netdev_stack_stats stack;
 	uint64_t xdp_exceptions;	/* trace_xdp_exception() */
-	unsigned long owner;		/* the NAPI thread, while up */
+	unsigned long owner;		/* the NAPI thread, while up (with
+					 * threaded NAPI: the one instance's
+					 * thread, or 0 for several) */
+	struct napi_struct *napi_list;	/* netif_napi_add() order, reversed */
+	bool threaded;			/* dev_set_threaded() */
 	struct net_device *registry_next;
 	void *priv;
 };
@@ -238,9 +276,65 @@ PP_API int napi_poll(struct napi_struct *napi);
 
 /**
  * napi_complete_done() - the poll did @work_done < budget: the queue is
- * drained. Return: true (interrupts would be re-armed).
+ * drained and @napi no longer scheduled.
+ * Return: true (re-arm the interrupt); false when a napi_schedule() came
+ * during the poll: @napi stays scheduled and is polled again.
+ * Context: the poll function.
  */
 PP_API bool napi_complete_done(struct napi_struct *napi, int work_done);
+
+/**
+ * napi_schedule_prep() - claim the scheduling of @napi.
+ * Return: true if the caller must schedule it (__napi_schedule()); false
+ * if it was already scheduled (then it is marked to be polled again, so
+ * the work that prompted the call is seen) or is being disabled.
+ * Context: any thread (the device's interrupt).
+ */
+PP_API bool napi_schedule_prep(struct napi_struct *napi);
+
+/**
+ * __napi_schedule() - wake @napi's thread to poll it (threaded NAPI);
+ * without a thread the owner's own loop polls it and nothing is done.
+ * Context: any thread, after napi_schedule_prep() returned true.
+ */
+PP_API void __napi_schedule(struct napi_struct *napi);
+
+/** napi_schedule() - schedule @napi. Return: true if this call did. */
+static inline bool
+napi_schedule(struct napi_struct *napi)
+{
+	if (napi_schedule_prep(napi)) {
+		__napi_schedule(napi);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * dev_set_threaded() - poll each NAPI instance of @dev on a thread of its
+ * own (true), or on the device's owner thread again (false). The setting
+ * stays with the device: with @dev down the threads start at dev_open()
+ * and stop at dev_close(). Each thread, named "napi/DEV-ID", is pinned to
+ * the CPU napi_set_thread_cpu() gave its instance, if any, and becomes
+ * the owner of the instance and of the page_pools bound to it; when the
+ * threads stop, the caller becomes that owner.
+ * Return: 0; -EINVAL (NULL @dev, or a CPU the process may not run on);
+ * -EAGAIN or -ENOMEM (no thread could be started: threaded mode stays
+ * off, as in the kernel).
+ * Context: the thread that opens and closes @dev, not while it polls it.
+ */
+PP_API int dev_set_threaded(struct net_device *dev, bool threaded);
+
+/**
+ * napi_set_thread_cpu() - pin @napi's thread to @cpu (-1: no pinning; a
+ * running thread then gets the calling thread's CPUs), now
+ * if it runs, else when dev_set_threaded() or dev_open() starts it. A
+ * pagepool extension (the kernel pins a NAPI kthread with taskset).
+ * Return: 0; -EINVAL (NULL @napi, @cpu below -1 or at least CPU_SETSIZE,
+ * or a CPU the process may not run on, for a running thread).
+ * Context: the thread that sets @napi's device threaded.
+ */
+PP_API int napi_set_thread_cpu(struct napi_struct *napi, int cpu);
 
 /**
  * dev_xdp_attach() - attach @prog to @dev, or detach with NULL.

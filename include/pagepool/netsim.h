@@ -120,13 +120,29 @@ PP_API int netsim_wire_replay(struct net_device *dev,
 
 /**
  * netsim_wire_rx() - the device's work on queue @queue: transmit what is
- * posted on its TX ring, then receive up to @max frames.
+ * posted on its TX ring, then receive up to @max frames. Called by a
+ * thread that does not poll the queue (threaded NAPI), it then raises the
+ * queue's interrupt: napi_schedule() wakes the queue's NAPI thread.
  * Return: frames received into posted buffers (>= 0); -EINVAL; -ENETDOWN;
- * -EBUSY (a wire thread runs on the queue).
- * Context: the device's NAPI thread (inline wire).
+ * -EBUSY (a wire thread runs on the queue, or the wire runs in the poll).
+ * Context: the device's NAPI thread (inline wire), or one thread per
+ * queue with threaded NAPI.
  */
 PP_API int netsim_wire_rx(struct net_device *dev, unsigned int queue,
 			  unsigned int max);
+
+/**
+ * netsim_wire_in_poll() - with @on, the inline wire runs inside the
+ * driver's poll: before it reads the RX ring, every poll transmits what is
+ * posted and receives up to its budget of frames, so a NAPI thread
+ * (dev_set_threaded()) keeps polling with no other thread feeding it, the
+ * per-core cost of netsim_wire_rx() before each napi_poll(). Missed frames
+ * are counted as with netsim_wire_rx().
+ * Return: 0; -EINVAL (not a netsim device); -EBUSY (a wire thread runs, or
+ * the device is up and threaded: its NAPI threads read the setting).
+ * Context: the device's owner thread.
+ */
+PP_API int netsim_wire_in_poll(struct net_device *dev, bool on);
 
 /**
  * netsim_wire_start() - run the wire of queue @queue on its own thread:
@@ -134,8 +150,11 @@ PP_API int netsim_wire_rx(struct net_device *dev, unsigned int queue,
  * buffers as the driver posts them, waiting for buffers rather than
  * losing frames, until netsim_wire_stop() or @count frames (0: no limit).
  * The NAPI thread keeps polling meanwhile.
- * Return: 0; -EINVAL; -ENETDOWN; -EBUSY (already running); -EAGAIN.
- * Context: the device's NAPI thread. While it runs, netsim_wire_rx() on
+ * With threaded NAPI each batch it writes raises the queue's interrupt
+ * (napi_schedule()), which wakes the queue's NAPI thread.
+ * Return: 0; -EINVAL; -ENETDOWN; -EBUSY (already running, or the wire
+ * runs in the poll: netsim_wire_in_poll()); -EAGAIN.
+ * Context: the device's owner thread. While it runs, netsim_wire_rx() on
  * the queue returns -EBUSY.
  */
 PP_API int netsim_wire_start(struct net_device *dev, unsigned int queue,

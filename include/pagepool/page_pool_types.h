@@ -83,6 +83,9 @@ extern "C" {
  * @list_owner: identity of the thread that polls (pp_thread_self()), or 0.
  * @poll, @dev, @weight, @napi_id, @state: the NAPI instance of a net_device
  *	(netif_napi_add(), see netdevice.h); unused by page_pool.
+ * @dev_list, @thread, @thread_cpu: the device's list of instances and
+ *	threaded NAPI (dev_set_threaded(), napi_set_thread_cpu()); unused by
+ *	page_pool.
  *
  * In the kernel a pool's direct (lockless) recycling is allowed on the CPU
  * where its NAPI instance runs. In pagepool NAPI is a thread: fill this in
@@ -90,9 +93,14 @@ extern "C" {
  * page_pool_params.napi or page_pool_enable_direct_recycling(). The pool
  * copies the owner at that moment, so the pool never reads this struct
  * afterwards and the caller may free it at any time (the kernel's NAPI
- * use-after-free of Yunsheng Lin's bug 2 cannot happen).
+ * use-after-free of Yunsheng Lin's bug 2 cannot happen). When a device's
+ * NAPI instance moves to a thread of its own (threaded NAPI,
+ * dev_set_threaded() in netdevice.h) and back, the owner of every pool
+ * bound to it moves along: the pool is found by the instance's address
+ * and napi_id, compared, never followed.
  */
 struct net_device;
+struct napi_thread;
 
 struct napi_struct {
 	unsigned long list_owner;
@@ -102,6 +110,9 @@ struct napi_struct {
 	int weight;
 	unsigned int napi_id;
 	unsigned long state;
+	struct napi_struct *dev_list;
+	struct napi_thread *thread;
+	int thread_cpu;
 };
 
 /*
@@ -317,6 +328,7 @@ struct page_pool {
 	struct pp_mem_source *src;	/* where pages come from */
 	int src_nid;			/* node of all its pages, or
 					 * NUMA_NO_NODE */
+	unsigned int napi_id;		/* p.napi's, when it was bound */
 };
 
 #ifdef __cplusplus

@@ -50,6 +50,12 @@ pp_tool_ncpus(void)
 }
 
 int
+pp_tool_nth_cpu(int idx)
+{
+	return nth_allowed_cpu(idx, NULL);
+}
+
+int
 pp_tool_pin_nth_cpu(int idx)
 {
 	cpu_set_t set;

@@ -16,6 +16,12 @@
 int pp_tool_ncpus(void);
 
 /*
+ * The @idx-th CPU of the calling thread's affinity mask (modulo their
+ * number), for pinning other threads round-robin. Returns the CPU
+ * number, or -errno.
+ */
+int pp_tool_nth_cpu(int idx);
+/*
  * Pin the calling thread to the @idx-th CPU of the process's affinity mask
  * (modulo their number). Returns the CPU number, or -errno.
  */

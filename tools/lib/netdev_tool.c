@@ -16,7 +16,8 @@
 #endif
 
 volatile sig_atomic_t pp_tool_stop;
-static int pool_freed;
+static int pools_watched;	/* the main thread's */
+static int pools_freed;
 
 static void
 on_signal(int sig)
@@ -36,8 +37,9 @@ static void
 on_pool_free(void *pool)
 {
 	(void)pool;
-	/* Pairs with the acquire in pp_tool_pool_freed(). */
-	__atomic_store_n(&pool_freed, 1, __ATOMIC_RELEASE);
+	/* Any thread (the deferred release's): pairs with the acquire in
+	 * pp_tool_pool_freed(). */
+	__atomic_fetch_add(&pools_freed, 1, __ATOMIC_RELEASE);
 }
 
 void
@@ -45,13 +47,15 @@ pp_tool_watch_pool(struct page_pool *pool)
 {
 	page_pool_use_xdp_mem(pool, on_pool_free, NULL);
 	page_pool_destroy(pool);	/* the reference just taken */
+	pools_watched++;
 }
 
 bool
 pp_tool_pool_freed(void)
 {
 	/* Pairs with the release in on_pool_free(). */
-	return __atomic_load_n(&pool_freed, __ATOMIC_ACQUIRE) != 0;
+	return pools_watched > 0 &&
+	       __atomic_load_n(&pools_freed, __ATOMIC_ACQUIRE) == pools_watched;
 }
 
 struct device *
@@ -141,12 +145,20 @@ void
 pp_tool_print_cpu_time(const char *lead, const struct rusage *ru0,
 		       const struct rusage *ru1, uint64_t rx)
 {
+	pp_tool_print_cpu_time_of(lead, ru0, ru1, rx, "polling thread");
+}
+
+void
+pp_tool_print_cpu_time_of(const char *lead, const struct rusage *ru0,
+			  const struct rusage *ru1, uint64_t rx,
+			  const char *who)
+{
 	double usr = tv_s(&ru0->ru_utime, &ru1->ru_utime);
 	double sys = tv_s(&ru0->ru_stime, &ru1->ru_stime);
 
-	printf("%sCPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, polling thread)\n",
+	printf("%sCPU time per packet: %.1f ns (user %.3f s, sys %.3f s, %" PRIu64 " packets, %s)\n",
 	       lead, rx != 0 ? (usr + sys) * 1e9 / (double)rx : 0.0, usr, sys,
-	       rx);
+	       rx, who);
 }
 
 #ifdef PP_HAVE_AFXDP

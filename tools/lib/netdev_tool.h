@@ -25,9 +25,11 @@ extern volatile sig_atomic_t pp_tool_stop;
 void pp_tool_catch_signals(void);
 
 /*
- * Watch @pool: pp_tool_pool_freed() says, after the device is gone,
- * whether the pool was freed (every page came back). Drops the reference
- * page_pool_use_xdp_mem() takes, so the device's teardown frees it.
+ * Watch @pool (one call per pool, from the main thread, while it owns
+ * the pool): pp_tool_pool_freed() says, after the device is gone, whether
+ * every watched pool was freed (every page came back). Drops the
+ * reference page_pool_use_xdp_mem() takes, so the device's teardown frees
+ * it.
  */
 void pp_tool_watch_pool(struct page_pool *pool);
 bool pp_tool_pool_freed(void);
@@ -59,6 +61,10 @@ void pp_tool_devs_destroy(struct net_device **devs, unsigned int n, bool xsk);
  */
 void pp_tool_print_cpu_time(const char *lead, const struct rusage *ru0,
 			    const struct rusage *ru1, uint64_t rx);
+/* The same, for the CPU time of @who ("process, NAPI threads"). */
+void pp_tool_print_cpu_time_of(const char *lead, const struct rusage *ru0,
+			       const struct rusage *ru1, uint64_t rx,
+			       const char *who);
 
 #ifdef PP_HAVE_AFXDP
 /* Print the kernel's XDP_STATISTICS of the AF_XDP device @dev. */

@@ -121,6 +121,7 @@ struct sim_priv {
 	uint32_t *replay_len;
 	uint32_t *replay_hash;
 	unsigned int nreplay;
+	bool wire_in_poll;	/* netsim_wire_in_poll() */
 	struct bpf_prog *xdp_prog;
 	struct sim_queue *q;
 };
@@ -280,11 +281,11 @@ netsim_wire_set(struct net_device *dev, unsigned int frame_len,
 	return 0;
 }
 
-/* The device transmits what the driver posted. */
-static void
+/* The device transmits what the driver posted; returns how many. */
+static unsigned int
 sim_hw_tx(struct sim_priv *p, struct sim_queue *q)
 {
-	unsigned int mask = p->ring_size - 1;
+	unsigned int mask = p->ring_size - 1, n = 0;
 
 	for (;;) {
 		struct sim_desc *d = &q->tx_ring[q->hw_tx & mask];
@@ -300,7 +301,9 @@ sim_hw_tx(struct sim_priv *p, struct sim_queue *q)
 		/* R10: pairs with acquire A10 in sim_tx_clean(). */
 		pp_store_release(&d->status, 0u);
 		q->hw_tx++;
+		n++;
 	}
+	return n;
 }
 
 /* The flow hash of a frame, from its UDP destination port (the rest of
@@ -479,11 +482,30 @@ out:
 		netdev_stat_add(q->wstats.wire_sent, sent);
 	if (errors != 0)
 		netdev_stat_add(q->wstats.dma_errors, errors);
+	/* Device-wide: other queues' wires may add at the same time. */
 	if (missed != 0)
-		netdev_stat_add(dev->stats.rx_missed_errors, missed);
+		netdev_stat_add_shared(dev->stats.rx_missed_errors, missed);
 	if (runts != 0)
-		netdev_stat_add(dev->stats.rx_length_errors, runts);
+		netdev_stat_add_shared(dev->stats.rx_length_errors, runts);
 	return got;
+}
+
+/*
+ * The queue's interrupt, after the device wrote frames: with threaded
+ * NAPI it schedules the queue's NAPI thread; a NAPI that its owner's loop
+ * polls needs none (busy polling, interrupts masked).
+ */
+static void
+sim_irq(struct sim_queue *q)
+{
+	/* F22: pairs with the fence in dev.c's napi_threaded_poll() (and
+	 * the seq_cst set of THREADED before it): either this sees
+	 * THREADED, or the thread's next poll sees the descriptors written
+	 * before (R11). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Relaxed: F22 orders it. */
+	if (pp_load_relaxed(&q->napi.state) & NAPIF_STATE_THREADED)
+		napi_schedule(&q->napi);
 }
 
 int
@@ -491,16 +513,42 @@ netsim_wire_rx(struct net_device *dev, unsigned int queue, unsigned int max)
 {
 	struct sim_priv *p = sim_priv_of(dev);
 	struct sim_queue *q;
+	unsigned int got, sent;
 
 	if (p == NULL || queue >= p->nq)
 		return -EINVAL;
 	if (!(dev->flags & IFF_UP))
 		return -ENETDOWN;
 	q = &p->q[queue];
-	if (q->wire_running)
+	if (q->wire_running || p->wire_in_poll)
 		return -EBUSY;
-	sim_hw_tx(p, q);
-	return (int)sim_wire_fill(dev, p, q, max, true);
+	sent = sim_hw_tx(p, q);
+	got = sim_wire_fill(dev, p, q, max, true);
+	/* Relaxed: the caller compares it with itself; the owner polls
+	 * in its own loop and needs no interrupt. */
+	if (got + sent != 0 &&
+	    pp_load_relaxed(&q->napi.list_owner) != pp_thread_self())
+		sim_irq(q);
+	return (int)got;
+}
+
+int
+netsim_wire_in_poll(struct net_device *dev, bool on)
+{
+	struct sim_priv *p = sim_priv_of(dev);
+	unsigned int i;
+
+	if (p == NULL)
+		return -EINVAL;
+	/* The NAPI threads read the setting: change it only while the
+	 * device's owner polls (or nobody does). */
+	if ((dev->flags & IFF_UP) && dev->threaded)
+		return -EBUSY;
+	for (i = 0; i < p->nq; i++)
+		if (p->q[i].wire_running)
+			return -EBUSY;
+	p->wire_in_poll = on;
+	return 0;
 }
 
 static void *
@@ -513,10 +561,13 @@ sim_wire_thread(void *arg)
 
 	/* A15: pairs with release R15 in netsim_wire_stop(). */
 	while (!pp_load_acquire(&q->wire_stop)) {
-		sim_hw_tx(p, q);
+		unsigned int txd = sim_hw_tx(p, q);
+
 		max = NAPI_POLL_WEIGHT;
 		if (q->wire_count != 0) {
 			if (sent == q->wire_count) {
+				if (txd != 0)
+					sim_irq(q);
 				sched_yield();
 				continue;
 			}
@@ -525,6 +576,8 @@ sim_wire_thread(void *arg)
 		}
 		n = sim_wire_fill(q->dev, p, q, max, false);
 		sent += n;
+		if (n + txd != 0)
+			sim_irq(q);
 		/* No posted buffer: the receiver is behind; let it run if it
 		 * shares our CPU. */
 		if (n == 0 && ++idle == 64) {
@@ -546,7 +599,7 @@ netsim_wire_start(struct net_device *dev, unsigned int queue, uint64_t count)
 	if (!(dev->flags & IFF_UP))
 		return -ENETDOWN;
 	q = &p->q[queue];
-	if (q->wire_running)
+	if (q->wire_running || p->wire_in_poll)
 		return -EBUSY;
 	q->wire_stop = 0;
 	q->wire_count = count;
@@ -608,6 +661,20 @@ netsim_napi(struct net_device *dev, unsigned int queue)
 }
 
 /* ---- The driver: RX ---------------------------------------------------- */
+
+/*
+ * A device-wide counter of the poll: with one queue its poller is the
+ * one writer (a plain add's cost); several queues may poll on threads of
+ * their own (threaded NAPI), so they add atomically.
+ */
+static inline void
+sim_dev_stat_add(const struct sim_priv *p, uint64_t *field, uint64_t v)
+{
+	if (p->nq == 1)
+		netdev_stat_add(*field, v);
+	else
+		netdev_stat_add_shared(*field, v);
+}
 
 static inline void
 sim_rx_post(struct sim_queue *q, unsigned int idx, struct page *page)
@@ -807,8 +874,8 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 	/* ... then the slots refilled at once. */
 	sim_rx_refill(p, q);
 	/* Once per poll, as drivers update their u64_stats. */
-	netdev_stat_add(dev->stats.rx_packets, (uint64_t)done);
-	netdev_stat_add(dev->stats.rx_bytes, bytes);
+	sim_dev_stat_add(p, &dev->stats.rx_packets, (uint64_t)done);
+	sim_dev_stat_add(p, &dev->stats.rx_bytes, bytes);
 	if (redirected)
 		xdp_do_flush();
 	return done;
@@ -822,6 +889,7 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 	unsigned int mask = p->ring_size - 1;
 	struct net_device *dev = q->dev;
 	struct xdp_frame_bulk bq;
+	uint64_t packets = 0, bytes = 0;
 
 	/* Nothing posted: no lock (a locked instruction right after the
 	 * wire's frame writes waits for them all to drain). A frame a
@@ -838,8 +906,8 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 		/* A10: pairs with release R10 in sim_hw_tx(). */
 		if (pp_load_acquire(&q->tx_ring[idx].status) & SIM_TX_READY)
 			break;
-		netdev_stat_add(dev->stats.tx_packets, 1);
-		netdev_stat_add(dev->stats.tx_bytes, b->len);
+		packets++;
+		bytes += b->len;
 		switch (b->type) {
 		case SIM_TX_XDP_TX:
 			xdp_return_frame_rx_napi(b->ptr);
@@ -861,6 +929,10 @@ sim_tx_clean(struct sim_priv *p, struct sim_queue *q, int budget)
 		q->tx_clean++;
 	}
 	pp_spin_unlock(&q->tx_lock);
+	if (packets != 0) {
+		sim_dev_stat_add(p, &dev->stats.tx_packets, packets);
+		sim_dev_stat_add(p, &dev->stats.tx_bytes, bytes);
+	}
 	xdp_flush_frame_bulk(&bq);
 }
 
@@ -908,6 +980,11 @@ sim_poll(struct napi_struct *napi, int budget)
 
 	bool held;
 
+	/* The inline wire inside the poll (netsim_wire_in_poll()). */
+	if (p->wire_in_poll) {
+		sim_hw_tx(p, q);
+		sim_wire_fill(q->dev, p, q, (unsigned int)budget, true);
+	}
 	/* The poll's fast syncs are counted once, at its end. */
 	held = _pp_dma_count_hold(p->dma_dev);
 	sim_tx_clean(p, q, budget);

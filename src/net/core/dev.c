@@ -16,10 +16,28 @@
  * (pskb_expand_head()). The stack parses Ethernet, IPv4 and UDP, counts,
  * and consumes the skb in the NAPI thread, so pool pages go straight back
  * to the alloc cache.
+ *
+ * Threaded NAPI (the kernel's dev_set_threaded(), napi_threaded_poll()):
+ * a thread per NAPI instance, started when the device is up and threaded,
+ * stopped when either ends. The hand-over keeps the page_pool rule that
+ * only the owner touches a pool's alloc cache: the new thread publishes
+ * its identity and waits; the control thread moves the instance and its
+ * pools to it and then schedules it (the lock and the state RMW order the
+ * control thread's last use of the pools before the thread's first). On
+ * the way back the thread leaves its loop and says so under the lock
+ * before the control thread takes the pools back and joins it. Between
+ * the two, scheduling follows the kernel's state word: napi_schedule_prep()
+ * sets SCHED, or MISSED when already set, and napi_complete_done() clears
+ * SCHED unless MISSED asks for another poll; both are read-modify-writes
+ * of the one word, so a schedule racing with the completion is never lost
+ * (tests/model/napi_sched.pml checks it, and that undoing either half
+ * loses a frame).
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +45,7 @@
 #include <pagepool/page_pool.h>
 
 #include "dev_priv.h"
+#include "page_pool_priv.h"
 
 /* ---- Registry ---------------------------------------------------------- */
 
@@ -216,11 +235,333 @@ dev_get_by_index(int ifindex)
 	return d;
 }
 
+/* ---- Threaded NAPI ----------------------------------------------------- */
+
+/*
+ * An instance's thread. Allocated when the instance first goes threaded
+ * and kept until netif_napi_del(), so that an interrupt racing with the
+ * thread's stop (__napi_schedule() from a device thread) never touches
+ * freed memory; the pthread itself lives only while threaded and up.
+ */
+struct napi_thread {
+	struct napi_struct *napi;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;		/* the thread waits for work or stop */
+	pthread_cond_t ack;		/* the control thread waits for it */
+	unsigned long self;		/* its pp_thread_self(), under lock */
+	int stop;			/* set under lock, read atomically */
+	int exited;			/* left its loop, under lock */
+	bool running;			/* control thread only */
+};
+
+/* Idle rounds (each a sched_yield()) before the thread sleeps: a short
+ * busy poll, so that a device refilling at a steady rate does not pay a
+ * sleep and a wake-up per batch (the kernel's busy-poll budget idea). */
+#define NAPI_THREAD_IDLE_SPINS	32
+
+/* Wait until @t's instance is scheduled on it (0) or the thread must stop
+ * (-1): the kernel's napi_thread_wait(). */
+static int
+napi_thread_wait(struct napi_thread *t)
+{
+	struct napi_struct *n = t->napi;
+	unsigned int spins = 0;
+
+	for (;;) {
+		/* A20: pairs with release R20 in napi_thread_stop(). */
+		if (pp_load_acquire(&t->stop))
+			return -1;
+		/* A21: pairs with the RMWs that set SCHED_THREADED
+		 * (__napi_schedule(), napi_thread_start()): the poll sees
+		 * what the scheduler wrote before. */
+		if (pp_load_acquire(&n->state) & NAPIF_STATE_SCHED_THREADED)
+			return 0;
+		if (spins++ < NAPI_THREAD_IDLE_SPINS) {
+			sched_yield();
+			continue;
+		}
+		pthread_mutex_lock(&t->lock);
+		/* Under the lock, which __napi_schedule() and the stop take
+		 * after setting what is tested: no wake-up is lost. Relaxed:
+		 * the lock orders them. */
+		while (!pp_load_relaxed(&t->stop) &&
+		       !(pp_load_relaxed(&n->state) & NAPIF_STATE_SCHED_THREADED))
+			pthread_cond_wait(&t->wake, &t->lock);
+		pthread_mutex_unlock(&t->lock);
+		spins = 0;
+	}
+}
+
+static void *
+napi_threaded_poll(void *arg)
+{
+	struct napi_thread *t = arg;
+	struct napi_struct *n = t->napi;
+	int work;
+
+	pthread_mutex_lock(&t->lock);
+	t->self = pp_thread_self();
+	pthread_cond_broadcast(&t->ack);
+	pthread_mutex_unlock(&t->lock);
+
+	while (napi_thread_wait(t) == 0) {
+		/* F22: pairs with the fence of a device raising its
+		 * interrupt before testing THREADED (netsim's sim_irq()):
+		 * the device saw THREADED, or this poll sees its frames. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		/* The kernel's napi_threaded_poll_loop(): poll again while
+		 * the driver used its whole budget (it did not complete). */
+		for (;;) {
+			work = n->poll(n, n->weight);
+			/* A20 again: a stop ends even a busy queue's loop. */
+			if (work < n->weight || pp_load_acquire(&t->stop))
+				break;
+		}
+	}
+
+	pthread_mutex_lock(&t->lock);
+	t->exited = 1;
+	pthread_cond_broadcast(&t->ack);
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+static int
+napi_thread_start(struct napi_struct *n)
+{
+	struct napi_thread *t = n->thread;
+	unsigned long from = pp_load_relaxed(&n->list_owner);
+	pthread_attr_t attr;
+	char name[IFNAMSIZ + 16];
+	cpu_set_t set;
+	int err;
+
+	if (t == NULL) {
+		t = calloc(1, sizeof(*t));
+		if (t == NULL)
+			return -ENOMEM;
+		t->napi = n;
+		pthread_mutex_init(&t->lock, NULL);
+		pthread_cond_init(&t->wake, NULL);
+		pthread_cond_init(&t->ack, NULL);
+		/* R23: pairs with acquire A23 in __napi_schedule(). */
+		pp_store_release(&n->thread, t);
+	}
+	t->self = 0;
+	t->exited = 0;
+	pp_store_relaxed(&t->stop, 0);
+	err = pthread_attr_init(&attr);
+	if (err != 0)
+		return -err;
+	if (n->thread_cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(n->thread_cpu, &set);
+		err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	if (err == 0)
+		err = pthread_create(&t->thread, &attr, napi_threaded_poll, t);
+	pthread_attr_destroy(&attr);
+	if (err != 0)
+		return -err;
+	/* The kernel's kthread name, cut to the 15 bytes of a comm. */
+	snprintf(name, sizeof(name), "napi/%s-%u", n->dev->name, n->napi_id);
+	name[15] = '\0';
+	(void)pthread_setname_np(t->thread, name);
+
+	pthread_mutex_lock(&t->lock);
+	while (t->self == 0)
+		pthread_cond_wait(&t->ack, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+	t->running = true;
+
+	/* The thread waits for its first schedule: hand it the instance and
+	 * the pools, then schedule it (once, as a driver's open does). */
+	_pp_napi_owner_move(n, from, t->self);
+	/* Relaxed: napi_poll() compares it with its caller, who is neither
+	 * thread; the thread reads it after A21. */
+	pp_store_relaxed(&n->list_owner, t->self);
+	/* R21: pairs with acquire A21 in napi_thread_wait(); seq_cst for
+	 * F22's pairing (a device testing THREADED). */
+	__atomic_fetch_or(&n->state, NAPIF_STATE_THREADED | NAPIF_STATE_SCHED |
+				     NAPIF_STATE_SCHED_THREADED,
+			  __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&t->lock);
+	pthread_cond_signal(&t->wake);
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+/* Stop @n's thread; the calling thread becomes the owner again. */
+static void
+napi_thread_stop(struct napi_struct *n)
+{
+	struct napi_thread *t = n->thread;
+
+	if (t == NULL || !t->running)
+		return;
+	/* No more wake-ups: schedules from now on leave the instance to
+	 * its owner's loop (relaxed: the lock below orders it for the
+	 * thread; a device that misses it wakes a thread that stops). */
+	__atomic_fetch_and(&n->state, ~(unsigned long)NAPIF_STATE_THREADED,
+			   __ATOMIC_RELAXED);
+	pthread_mutex_lock(&t->lock);
+	/* R20: pairs with acquire A20 in napi_thread_wait() and the poll
+	 * loop. */
+	pp_store_release(&t->stop, 1);
+	pthread_cond_signal(&t->wake);
+	while (!t->exited)
+		pthread_cond_wait(&t->ack, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+	/* Out of its loop (the lock ordered its last poll before this):
+	 * take the instance and its pools back, then join. */
+	_pp_napi_owner_move(n, t->self, pp_thread_self());
+	pp_store_relaxed(&n->list_owner, pp_thread_self());
+	pthread_join(t->thread, NULL);
+	t->running = false;
+	/* Unscheduled: the owner's loop polls it from now on. Relaxed: a
+	 * racing schedule's bits are harmless to a loop that polls anyway,
+	 * and napi_complete_done() clears them. */
+	__atomic_fetch_and(&n->state,
+			   ~(unsigned long)(NAPIF_STATE_SCHED |
+					    NAPIF_STATE_MISSED |
+					    NAPIF_STATE_SCHED_THREADED),
+			   __ATOMIC_RELAXED);
+}
+
+static void
+dev_napi_threads_stop(struct net_device *dev)
+{
+	struct napi_struct *n;
+
+	for (n = dev->napi_list; n != NULL; n = n->dev_list)
+		napi_thread_stop(n);
+	pp_store_relaxed(&dev->owner, pp_thread_self());
+}
+
+static int
+dev_napi_threads_start(struct net_device *dev)
+{
+	struct napi_struct *n;
+	unsigned int count = 0;
+	int ret;
+
+	for (n = dev->napi_list; n != NULL; n = n->dev_list) {
+		ret = napi_thread_start(n);
+		if (ret != 0) {
+			dev_napi_threads_stop(dev);
+			return ret;
+		}
+		count++;
+	}
+	/* Relaxed: readers compare it with their own identity only (a
+	 * driver's "am I the NAPI thread" test). */
+	pp_store_relaxed(&dev->owner,
+			 count == 1 ? pp_load_relaxed(&dev->napi_list->list_owner)
+				    : 0UL);
+	return 0;
+}
+
+int
+dev_set_threaded(struct net_device *dev, bool threaded)
+{
+	int ret;
+
+	if (dev == NULL)
+		return -EINVAL;
+	if (dev->threaded == threaded)
+		return 0;
+	if (!threaded) {
+		if (dev->flags & IFF_UP)
+			dev_napi_threads_stop(dev);
+		pp_store_relaxed(&dev->threaded, false);
+		return 0;
+	}
+	if (dev->flags & IFF_UP) {
+		ret = dev_napi_threads_start(dev);
+		if (ret != 0)
+			return ret;
+	}
+	/* Relaxed: a setting read by the tools, ordered by nothing. */
+	pp_store_relaxed(&dev->threaded, true);
+	return 0;
+}
+
+int
+napi_set_thread_cpu(struct napi_struct *napi, int cpu)
+{
+	cpu_set_t set;
+	int err;
+
+	if (napi == NULL || cpu < -1 || cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	if (napi->thread != NULL && napi->thread->running) {
+		if (cpu >= 0) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+		} else if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+			return -errno;
+		}
+		err = pthread_setaffinity_np(napi->thread->thread, sizeof(set),
+					     &set);
+		if (err != 0)
+			return -err;
+	}
+	napi->thread_cpu = cpu;
+	return 0;
+}
+
+bool
+napi_schedule_prep(struct napi_struct *n)
+{
+	unsigned long val, new;
+
+	if (n == NULL)
+		return false;
+	val = pp_load_relaxed(&n->state);
+	do {
+		if (val & NAPIF_STATE_DISABLE)
+			return false;
+		new = val | NAPIF_STATE_SCHED;
+		/* Already scheduled: have the poll run again. */
+		if (val & NAPIF_STATE_SCHED)
+			new |= NAPIF_STATE_MISSED;
+		/* R24/A24: the RMWs of the state word form one chain: the
+		 * release publishes the caller's work (the frames it wrote)
+		 * to the completion's acquire in napi_complete_done(), and
+		 * the acquire sees that completion. */
+	} while (!__atomic_compare_exchange_n(&n->state, &val, new, true,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return !(val & NAPIF_STATE_SCHED);
+}
+
+void
+__napi_schedule(struct napi_struct *n)
+{
+	struct napi_thread *t;
+
+	if (n == NULL)
+		return;
+	/* A23: pairs with release R23 in napi_thread_start(). */
+	t = pp_load_acquire(&n->thread);
+	/* Relaxed: a stale THREADED wakes a thread that is stopping. */
+	if (t == NULL || !(pp_load_relaxed(&n->state) & NAPIF_STATE_THREADED))
+		return;	/* the owner's loop polls it (the kernel's softirq) */
+	/* R21: pairs with acquire A21 in napi_thread_wait(). */
+	__atomic_fetch_or(&n->state, NAPIF_STATE_SCHED_THREADED,
+			  __ATOMIC_RELEASE);
+	pthread_mutex_lock(&t->lock);
+	pthread_cond_signal(&t->wake);
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* ---- Up, down, NAPI ---------------------------------------------------- */
 
 int
 dev_open(struct net_device *dev)
 {
+	struct napi_struct *n;
 	unsigned int q;
 	int ret = 0;
 
@@ -229,9 +570,12 @@ dev_open(struct net_device *dev)
 	if (dev->flags & IFF_UP)
 		return 0;
 	dev->owner = pp_thread_self();
+	for (n = dev->napi_list; n != NULL; n = n->dev_list)
+		pp_store_relaxed(&n->list_owner, pp_thread_self());
 	for (q = 0; q < dev->num_rx_queues; q++)
 		if (dev->_rx[q].napi != NULL)
-			napi_init_current(dev->_rx[q].napi);
+			pp_store_relaxed(&dev->_rx[q].napi->list_owner,
+					 pp_thread_self());
 	if (dev->netdev_ops != NULL && dev->netdev_ops->ndo_open != NULL)
 		ret = dev->netdev_ops->ndo_open(dev);
 	if (ret != 0) {
@@ -241,6 +585,13 @@ dev_open(struct net_device *dev)
 	/* R14: pairs with the relaxed checks of other threads (redirects,
 	 * transmits), which only decide whether to try. */
 	pp_store_release(&dev->flags, dev->flags | IFF_UP);
+	if (dev->threaded) {
+		ret = dev_napi_threads_start(dev);
+		if (ret != 0) {
+			dev_close(dev);
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -249,12 +600,16 @@ dev_close(struct net_device *dev)
 {
 	if (dev == NULL || !(dev->flags & IFF_UP))
 		return;
+	/* The NAPI threads stop first: the driver's stop frees the rings
+	 * and pools as their owner. */
+	if (dev->threaded)
+		dev_napi_threads_stop(dev);
 	/* Down first, so redirects and transmits stop trying; the caller
 	 * makes sure none is still running (the kernel waits for RCU). */
 	pp_store_relaxed(&dev->flags, dev->flags & ~IFF_UP);
 	if (dev->netdev_ops != NULL && dev->netdev_ops->ndo_stop != NULL)
 		dev->netdev_ops->ndo_stop(dev);
-	dev->owner = 0;
+	pp_store_relaxed(&dev->owner, 0UL);
 }
 
 void
@@ -270,13 +625,39 @@ netif_napi_add_weight(struct net_device *dev, struct napi_struct *napi,
 	napi->weight = weight > 0 ? weight : NAPI_POLL_WEIGHT;
 	napi->napi_id = __atomic_fetch_add(&napi_id_next, 1, __ATOMIC_RELAXED);
 	napi->state = 0;
+	napi->thread = NULL;
+	napi->thread_cpu = -1;
+	napi->dev_list = dev->napi_list;
+	dev->napi_list = napi;
 }
 
 void
 netif_napi_del(struct napi_struct *napi)
 {
-	if (napi != NULL)
-		napi->poll = NULL;
+	struct napi_struct **pp;
+	struct napi_thread *t;
+
+	if (napi == NULL)
+		return;
+	napi->poll = NULL;
+	t = napi->thread;
+	if (t != NULL) {
+		napi_thread_stop(napi);
+		pthread_mutex_destroy(&t->lock);
+		pthread_cond_destroy(&t->wake);
+		pthread_cond_destroy(&t->ack);
+		free(t);
+		napi->thread = NULL;
+	}
+	if (napi->dev == NULL)
+		return;
+	for (pp = &napi->dev->napi_list; *pp != NULL; pp = &(*pp)->dev_list) {
+		if (*pp == napi) {
+			*pp = napi->dev_list;
+			break;
+		}
+	}
+	napi->dev_list = NULL;
 }
 
 int
@@ -286,16 +667,43 @@ napi_poll(struct napi_struct *napi)
 		return -EINVAL;
 	if (!(napi->dev->flags & IFF_UP))
 		return -ENETDOWN;
-	if (napi->list_owner != pp_thread_self())
+	/* Relaxed: only the owner matches (threaded NAPI moves it). */
+	if (pp_load_relaxed(&napi->list_owner) != pp_thread_self())
 		return -EPERM;
 	return napi->poll(napi, napi->weight);
 }
 
 bool
-napi_complete_done(struct napi_struct *napi, int work_done)
+napi_complete_done(struct napi_struct *n, int work_done)
 {
-	(void)napi;
+	unsigned long val, new;
+
 	(void)work_done;
+	if (n == NULL)
+		return false;
+	/* Never scheduled (an owner's loop polling without interrupts):
+	 * nothing to clear. Relaxed: only the poller clears SCHED, and a
+	 * schedule that sets it now finds it clear and wakes the poller. */
+	val = pp_load_relaxed(&n->state);
+	if (!(val & (NAPIF_STATE_SCHED | NAPIF_STATE_MISSED)))
+		return true;
+	do {
+		new = val & ~(NAPIF_STATE_MISSED | NAPIF_STATE_SCHED |
+			      NAPIF_STATE_SCHED_THREADED);
+		/* A schedule came during the poll: stay scheduled (on the
+		 * thread, if threaded). */
+		if (val & NAPIF_STATE_MISSED)
+			new |= NAPIF_STATE_SCHED |
+			       (val & NAPIF_STATE_SCHED_THREADED);
+		/* A24/R24: see napi_schedule_prep(). */
+	} while (!__atomic_compare_exchange_n(&n->state, &val, new, true,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	if (val & NAPIF_STATE_MISSED) {
+		/* Still scheduled on its thread, which polls again; else
+		 * the owner's loop does. */
+		return false;
+	}
 	return true;
 }
 

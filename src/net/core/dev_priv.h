@@ -20,6 +20,13 @@
 #define netdev_stat_add(field, v)                                            \
 	pp_store_relaxed(&(field), pp_load_relaxed(&(field)) + (v))
 
+/*
+ * Device-wide counters (dev->stats) that every queue's thread adds to
+ * (threaded NAPI, a wire thread per queue): an atomic add, relaxed, as
+ * nothing is ordered by a count; readers load them relaxed.
+ */
+#define netdev_stat_add_shared(field, v) pp_fetch_add_relaxed(&(field), (v))
+
 /* Count @act in @st; return it. */
 static inline uint32_t
 _pp_xdp_count(struct xdp_rxq_stats *st, uint32_t act)
@@ -186,7 +193,7 @@ _pp_rx_build_skb(struct net_device *dev, struct page_pool *pool,
 	struct sk_buff *skb = napi_build_skb(page_address(page), PAGE_SIZE);
 
 	if (PP_UNLIKELY(skb == NULL)) {
-		netdev_stat_add(dev->stats.rx_dropped, 1);
+		netdev_stat_add_shared(dev->stats.rx_dropped, 1);
 		return NULL;
 	}
 	if (no_recycle)

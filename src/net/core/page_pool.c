@@ -245,6 +245,7 @@ page_pool_create(const struct page_pool_params *params)
 	if (pool->p.defer_warn_ms == 0)
 		pool->p.defer_warn_ms = PAGE_POOL_DEFER_WARN_MS;
 	pool->owner = params->napi != NULL ? params->napi->list_owner : 0;
+	pool->napi_id = params->napi != NULL ? params->napi->napi_id : 0;
 	pool->dma_map = !!(params->flags & PP_FLAG_DMA_MAP);
 	/* A coherent device needs no syncs: the kernel checks
 	 * dma_dev_need_sync() per sync; deciding once keeps the direct
@@ -296,7 +297,9 @@ page_pool_enable_direct_recycling(struct page_pool *pool,
 	if (cur != 0)
 		return -EBUSY;
 	pp_store_relaxed(&pool->owner, napi->list_owner);
-	pool->p.napi = napi;
+	pool->napi_id = napi->napi_id;
+	/* Relaxed: _pp_napi_owner_move() compares it from another thread. */
+	pp_store_relaxed(&pool->p.napi, napi);
 	return 0;
 }
 
@@ -312,7 +315,44 @@ page_pool_disable_direct_recycling(struct page_pool *pool)
 	 * match either value.
 	 */
 	pp_store_relaxed(&pool->owner, 0UL);
-	pool->p.napi = NULL;
+	/* Relaxed: _pp_napi_owner_move() compares it from another thread. */
+	pp_store_relaxed(&pool->p.napi, (struct napi_struct *)NULL);
+}
+
+/*
+ * Threaded NAPI (dev.c): the owner of every live pool bound to @napi (by
+ * params.napi or page_pool_enable_direct_recycling(), with the same
+ * napi_id, so that an instance reusing a freed one's address does not
+ * match; the pointer is compared, never followed) moves from thread
+ * @from to thread @to. Returns how many pools moved.
+ * Context: @from is the caller, or a thread that has stopped using those
+ * pools and synchronised with the caller (a parked NAPI thread); @to uses
+ * them only after synchronising with the caller (dev.c's hand-over).
+ * Other threads compare the owner with themselves only and match neither
+ * value, so the stores are relaxed.
+ */
+unsigned int
+_pp_napi_owner_move(const struct napi_struct *napi, unsigned long from,
+		    unsigned long to)
+{
+	struct page_pool *pool;
+	unsigned int n = 0;
+
+	if (napi == NULL || from == to)
+		return 0;
+	pthread_mutex_lock(&registry_lock);
+	for (pool = registry_head; pool != NULL; pool = pool->registry_next) {
+		/* Relaxed: pairs with nothing; written by its owner, which
+		 * is @from (the caller) for every pool that can match. */
+		if (pp_load_relaxed(&pool->p.napi) != napi ||
+		    pool->napi_id != napi->napi_id ||
+		    pp_load_relaxed(&pool->owner) != from)
+			continue;
+		pp_store_relaxed(&pool->owner, to);
+		n++;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return n;
 }
 
 void

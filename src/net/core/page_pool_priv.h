@@ -25,6 +25,10 @@ void _pp_shm_pool_del(struct page_pool *pool);
 
 /* ---- page_pool.c ---- */
 
+/* Threaded NAPI: move the owner of @napi's pools. */
+unsigned int _pp_napi_owner_move(const struct napi_struct *napi,
+				 unsigned long from, unsigned long to);
+
 /* Preferred node for refills: params.nid, or the calling thread's node. */
 int _pp_pool_pref_nid(const struct page_pool *pool);
 
