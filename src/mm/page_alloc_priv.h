@@ -157,6 +157,11 @@ struct pp_region *_pp_page_region(const struct page *page);
  * _pp_page_region() on the freeing fast path. */
 extern struct pp_region **_pp_desc_top[1UL << PP_DESC_TOP_BITS];
 
+/* How many regions were unpublished so far (mem_source.c, map_remove()):
+ * a region looked up while it read N is still published while it reads N.
+ * Atomic. */
+extern unsigned long _pp_region_gen;
+
 static inline __attribute__((always_inline)) struct pp_region *
 _pp_page_region_inline(const struct page *page)
 {
