@@ -17,12 +17,16 @@
  *
  * Per-thread caches (the kernel's per-CPU page lists). Each thread has
  * PP_PCP_SLOTS slots, each caching free blocks of orders 0..PP_PCP_MAX_ORDER
- * for one zone, on LIFO lists so the most recently freed (cache-hot) block
- * is reused first. Only the owning thread touches its slots, so a thread's
- * alloc/free pair costs no lock and no atomic read-modify-write on shared
- * state. Lists refill from the zone and spill back to it in batches, one
- * lock hold per batch. A thread that uses more zones than it has slots
- * falls back to the zone's lists for the extra ones.
+ * for one zone, LIFO so the most recently freed (cache-hot) block is reused
+ * first: order 0 on a stack of descriptor pointers, prepared for their next
+ * allocation on the way in, the higher orders on lists. Only the owning
+ * thread touches its slots, so a thread's alloc/free pair costs no lock and
+ * no atomic read-modify-write on shared state. Caches refill from the zone
+ * and spill back to it in batches, one lock hold per batch. A thread that
+ * uses more zones than it has slots falls back to the zone's lists for the
+ * extra ones. The fast paths reach the cache through an initial-exec
+ * pointer (tc_self) and, on free, find the page's region in a one-entry
+ * per-thread cache before the address tables.
  *
  * Cross-thread frees go home: a block of order 0..3 freed by a thread
  * other than the one that allocated it is batched for that thread's inbox
@@ -47,7 +51,11 @@
 #include "lib/mem_priv.h"
 #include "page_alloc_priv.h"
 
+/* The sizes below are overridable so that the GenMC harness
+ * (tests/genmc/page_alloc_inbox.c) runs the real code on small ones. */
+#ifndef PP_PCP_SLOTS
 #define PP_PCP_SLOTS		8
+#endif
 #define PP_PCP_ORDERS		(PP_PCP_MAX_ORDER + 1)
 
 /*
@@ -56,15 +64,17 @@
  * refill/spill batch is a quarter of that, so one lock hold serves 64
  * order-0 allocations (the kernel's pcp batch is 63 by default).
  */
-static const unsigned int pcp_high[PP_PCP_ORDERS] = { 256, 32, 32, 32 };
-static const unsigned int pcp_batch[PP_PCP_ORDERS] = { 64, 8, 8, 8 };
+#ifndef PCP_HIGH0
+#define PCP_HIGH0		256
+#define PCP_BATCH0		64
+#endif
+static const unsigned int pcp_high[PP_PCP_ORDERS] = { PCP_HIGH0, 32, 32, 32 };
+static const unsigned int pcp_batch[PP_PCP_ORDERS] = { PCP_BATCH0, 8, 8, 8 };
 
 struct pp_pcp_list {
 	struct pp_list_head *head;	/* singly linked through lru.next */
 	unsigned int count;
 };
-
-#define PCP_HIGH0		256	/* pcp_high[0] */
 
 /*
  * One slot of the thread cache. Order 0, the common case, is a stack of
@@ -97,8 +107,10 @@ struct pp_pcp {
  * that registers. A block freed after its owner's id was reused simply
  * goes to the new owner, which takes blocks of any zone.
  */
+#ifndef PP_INBOXES
 #define PP_INBOXES		1024	/* ids 1..1023; 0: no inbox */
 #define REMOTE_BATCH		32
+#endif
 #define INBOX_CLOSED		((struct pp_list_head *)1)
 
 struct pp_inbox {
@@ -132,7 +144,14 @@ struct pp_thread_cache {
 	unsigned long vr_gen;
 };
 
+#ifndef PP_MODEL_CHECK
 static __thread struct pp_thread_cache tcache;
+#else
+/* GenMC runs no thread-local struct: the harness keeps one cache per
+ * thread and names the calling thread's. */
+static struct pp_thread_cache *_pp_model_tcache(void);
+#define tcache (*_pp_model_tcache())
+#endif
 
 /*
  * &tcache while the thread's cache is armed (registered > 0), else NULL.
@@ -736,8 +755,8 @@ pcp_spill(struct pp_pcp *pcp, unsigned int order, unsigned int n)
 		}
 		pp_spin_unlock(&z->lock);
 		pcp->nr0 -= n;
-		memmove(pcp->stack0, pcp->stack0 + n,
-			pcp->nr0 * sizeof(pcp->stack0[0]));
+		for (i = 0; i < pcp->nr0; i++)
+			pcp->stack0[i] = pcp->stack0[i + n];
 		zone_maybe_purge(z);
 		return;
 	}
@@ -890,7 +909,8 @@ inbox_collect(void)
 	if (PP_LIKELY(pp_load_relaxed(&in->head) == NULL))
 		return;
 	/* A6: pairs with release R6 in remote_flush(): the freers' last
-	 * writes to the blocks, and the links, precede their reuse here. */
+	 * writes to the blocks, and the links, precede their reuse here.
+	 * Needed: page_alloc_inbox_collect finds the race without it. */
 	l = pp_xchg_acquire(&in->head, NULL);
 	for (; l != NULL; l = next) {
 		next = l->next;
@@ -922,7 +942,8 @@ _pp_inboxes_steal(void)
 		old = pp_load_relaxed(&inboxes[id].head);
 		while (old != NULL && old != INBOX_CLOSED) {
 			/* A6'': as A6, pairs with release R6 of the pushes
-			 * whose blocks it takes. */
+			 * whose blocks it takes. Needed:
+			 * page_alloc_inbox_steal. */
 			if (__atomic_compare_exchange_n(&inboxes[id].head,
 							&old, NULL, 1,
 							__ATOMIC_ACQUIRE,
@@ -949,7 +970,9 @@ inbox_close(void)
 
 	if (id == 0)
 		return;
-	/* A6': as A6, for the blocks pushed before the close. */
+	/* A6': as A6, for the blocks pushed before the close. Needed:
+	 * page_alloc_inbox_collect (its owner exits), and
+	 * page_alloc_inbox_close. */
 	l = pp_xchg_acquire(&inboxes[id].head, INBOX_CLOSED);
 	for (; l != NULL; l = next) {
 		next = l->next;
@@ -987,9 +1010,10 @@ remote_flush(void)
 			break;
 		}
 		rb->tail->next = old;
-		/* R6: pairs with acquire A6/A6' in inbox_collect() and
-		 * inbox_close(). On failure old is reloaded (relaxed: the
-		 * loop only retries with it). */
+		/* R6: pairs with acquire A6/A6'/A6'' in inbox_collect(),
+		 * inbox_close() and _pp_inboxes_steal(). On failure old is
+		 * reloaded (relaxed: the loop only retries with it).
+		 * Needed: page_alloc_inbox_collect. */
 		if (__atomic_compare_exchange_n(&in->head, &old, rb->head, 1,
 						__ATOMIC_RELEASE,
 						__ATOMIC_RELAXED))
@@ -1354,13 +1378,15 @@ put_page_testzero(struct page *page, const char *fn)
 	 * reference), so the last drop needs no read-modify-write.
 	 * A2': the acquire pairs with release R2 of the holders that dropped
 	 * their references before, so their writes precede the reuse.
+	 * Needed: page_alloc_inbox_shared.
 	 */
 	if (PP_LIKELY(pp_load_acquire(&page->_refcount) == 1)) {
 		pp_store_relaxed(&page->_refcount, 0);
 		return 1;
 	}
 	/* R2/A2: as in page_ref_sub_and_test(): every dropper releases its
-	 * writes, the last acquires them all before the block is reused. */
+	 * writes, the last acquires them all before the block is reused.
+	 * Needed: page_alloc_inbox_shared. */
 	old = pp_fetch_sub_acq_rel(&page->_refcount, 1);
 
 	if (PP_LIKELY(old > 1))
@@ -1382,7 +1408,9 @@ page_region_slow(struct pp_thread_cache *tc, const struct page *page)
 
 	/* A7: pairs with release R7 in map_remove() (mem_source.c), read
 	 * before the lookup: if @r is unpublished after this, the count has
-	 * moved past gen and the cached copy is never used. */
+	 * moved past gen and the cached copy is never used. Kept without a
+	 * harness (tests/genmc/weaken-keep.txt): only a stale pointer can
+	 * race with a removal. */
 	gen = __atomic_load_n(&_pp_region_gen, __ATOMIC_ACQUIRE);
 	r = _pp_page_region_inline(page);
 	if (r != NULL && tc != NULL) {
