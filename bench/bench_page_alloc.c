@@ -6,9 +6,10 @@
  * __free_pages() in a loop, and the refill page_pool does -
  * alloc_pages_bulk() of 64 into an empty array, timed alone - followed by
  * __free_pages() of each. Best of ROUNDS, in TSC ticks per page on x86
- * (ns elsewhere).
+ * (ns elsewhere). -p runs the pair loop alone (the CI instruction
+ * budget's row, tests/perf/budget.txt).
  *
- * Usage: bench_page_alloc [-n ITERATIONS] [-r ROUNDS]
+ * Usage: bench_page_alloc [-n ITERATIONS] [-r ROUNDS] [-p]
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -51,12 +52,13 @@ main(int argc, char **argv)
 		 best_refill = UINT64_MAX;
 	struct page *v[BULK], *p;
 	static const struct option longopts[] = {
+		{ "pairs-only", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, pairs_only = 0;
 
-	while ((c = getopt_long(argc, argv, "n:r:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:r:ph", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = pp_tool_parse_num(PROG, "-n", optarg, 1000,
@@ -65,16 +67,22 @@ main(int argc, char **argv)
 		case 'r':
 			rounds = pp_tool_parse_num(PROG, "-r", optarg, 1, 100);
 			break;
+		case 'p':
+			pairs_only = 1;
+			break;
 		case 'h':
-			printf("Usage: " PROG " [-n ITERATIONS] [-r ROUNDS] [-h|--help]\n"
+			printf("Usage: " PROG " [-n ITERATIONS] [-r ROUNDS] [-p] "
+			       "[-h|--help]\n"
 			       "Page allocator per-thread paths, one thread.\n"
 			       "  -n N   pairs per round (bulk rows: N/64 "
 			       "rounds of 64), default 1000000\n"
-			       "  -r R   rounds, best kept, default 5\n");
+			       "  -r R   rounds, best kept, default 5\n"
+			       "  -p, --pairs-only  the alloc_pages(0) + "
+			       "__free_pages() row alone\n");
 			return 0;
 		default:
 			fprintf(stderr, "Usage: " PROG
-				" [-n ITERATIONS] [-r ROUNDS]\n");
+				" [-n ITERATIONS] [-r ROUNDS] [-p]\n");
 			return 2;
 		}
 	}
@@ -90,6 +98,8 @@ main(int argc, char **argv)
 		t = ticks() - t0;
 		if (t < best_pair)
 			best_pair = t;
+		if (pairs_only)
+			continue;
 
 		ta = 0;
 		t0 = ticks();
@@ -111,12 +121,15 @@ main(int argc, char **argv)
 	printf("alloc_pages(0) + __free_pages():              %6.1f %s per "
 	       "pair\n",
 	       (double)best_pair / n, UNIT);
+	if (pairs_only)
+		goto done;
 	printf("alloc_pages_bulk(%d) + __free_pages() each:    %6.1f %s per "
 	       "page\n",
 	       BULK, (double)best_bulk / (n / BULK * BULK), UNIT);
 	printf("  of which the refill, alloc_pages_bulk(%d): %6.1f %s per "
 	       "page\n",
 	       BULK, (double)best_refill / (n / BULK * BULK), UNIT);
+done:
 	printf("(best of %lu rounds of %lu)\n", rounds, n);
 	return 0;
 oom:

@@ -79,6 +79,9 @@ struct pp_addr_map {
 
 static struct pp_region **data_top[1UL << PP_MAP_TOP_BITS];
 struct pp_region **_pp_desc_top[1UL << PP_DESC_TOP_BITS];
+/* Regions unpublished so far (map_remove()), starting at 1: see the
+ * page allocator's per-thread region cache (page_alloc.c). */
+unsigned long _pp_region_gen = 1;
 static const struct pp_addr_map data_map = {
 	PP_MAP_SHIFT, PP_MAP_LEAF_BITS, data_top
 };
@@ -388,6 +391,10 @@ map_remove(struct pp_region *r)
 	map_clear(&data_map, first, last, r);
 	desc_granules(r, &first, &last);
 	map_clear(&desc_map, first, last, r);
+	/* R7: pairs with acquire A7 in page_region_slow() (page_alloc.c):
+	 * a thread that reads the new count finds the entries cleared. Its
+	 * cached copy of @r, made under an older count, no longer matches. */
+	__atomic_fetch_add(&_pp_region_gen, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&map_lock);
 }
 

@@ -17,12 +17,16 @@
  *
  * Per-thread caches (the kernel's per-CPU page lists). Each thread has
  * PP_PCP_SLOTS slots, each caching free blocks of orders 0..PP_PCP_MAX_ORDER
- * for one zone, on LIFO lists so the most recently freed (cache-hot) block
- * is reused first. Only the owning thread touches its slots, so a thread's
- * alloc/free pair costs no lock and no atomic read-modify-write on shared
- * state. Lists refill from the zone and spill back to it in batches, one
- * lock hold per batch. A thread that uses more zones than it has slots
- * falls back to the zone's lists for the extra ones.
+ * for one zone, LIFO so the most recently freed (cache-hot) block is reused
+ * first: order 0 on a stack of descriptor pointers, prepared for their next
+ * allocation on the way in, the higher orders on lists. Only the owning
+ * thread touches its slots, so a thread's alloc/free pair costs no lock and
+ * no atomic read-modify-write on shared state. Caches refill from the zone
+ * and spill back to it in batches, one lock hold per batch. A thread that
+ * uses more zones than it has slots falls back to the zone's lists for the
+ * extra ones. The fast paths reach the cache through an initial-exec
+ * pointer (tc_self) and, on free, find the page's region in a one-entry
+ * per-thread cache before the address tables.
  *
  * Cross-thread frees go home: a block of order 0..3 freed by a thread
  * other than the one that allocated it is batched for that thread's inbox
@@ -47,7 +51,11 @@
 #include "lib/mem_priv.h"
 #include "page_alloc_priv.h"
 
+/* The sizes below are overridable so that the GenMC harness
+ * (tests/genmc/page_alloc_inbox.c) runs the real code on small ones. */
+#ifndef PP_PCP_SLOTS
 #define PP_PCP_SLOTS		8
+#endif
 #define PP_PCP_ORDERS		(PP_PCP_MAX_ORDER + 1)
 
 /*
@@ -56,17 +64,31 @@
  * refill/spill batch is a quarter of that, so one lock hold serves 64
  * order-0 allocations (the kernel's pcp batch is 63 by default).
  */
-static const unsigned int pcp_high[PP_PCP_ORDERS] = { 256, 32, 32, 32 };
-static const unsigned int pcp_batch[PP_PCP_ORDERS] = { 64, 8, 8, 8 };
+#ifndef PCP_HIGH0
+#define PCP_HIGH0		256
+#define PCP_BATCH0		64
+#endif
+static const unsigned int pcp_high[PP_PCP_ORDERS] = { PCP_HIGH0, 32, 32, 32 };
+static const unsigned int pcp_batch[PP_PCP_ORDERS] = { PCP_BATCH0, 8, 8, 8 };
 
 struct pp_pcp_list {
 	struct pp_list_head *head;	/* singly linked through lru.next */
 	unsigned int count;
 };
 
+/*
+ * One slot of the thread cache. Order 0, the common case, is a stack of
+ * descriptors rather than a list: a hit is a load, a decrement and a store
+ * on each side, and neither side reads the page's list link. A page on the
+ * stack is already prepared for its next allocation (first word 0, order
+ * 0, _pcp_owner the thread's inbox id, count 0); the allocation only sets
+ * the count to 1. Higher orders keep lists (@lists[0] is unused).
+ */
 struct pp_pcp {
 	struct pp_zone *zone;
+	unsigned int nr0;
 	struct pp_pcp_list lists[PP_PCP_ORDERS];
+	struct page *stack0[PCP_HIGH0];
 };
 
 /*
@@ -85,8 +107,10 @@ struct pp_pcp {
  * that registers. A block freed after its owner's id was reused simply
  * goes to the new owner, which takes blocks of any zone.
  */
+#ifndef PP_INBOXES
 #define PP_INBOXES		1024	/* ids 1..1023; 0: no inbox */
 #define REMOTE_BATCH		32
+#endif
 #define INBOX_CLOSED		((struct pp_list_head *)1)
 
 struct pp_inbox {
@@ -111,9 +135,33 @@ struct pp_thread_cache {
 	struct pp_remote_batch rb;
 	struct pp_pcp *last;		/* the slot pcp_slot() found last */
 	struct pp_zone *def_zone;	/* the default source's one zone */
+	/* The region the freeing path looked up last (page_region()):
+	 * its descriptors [vr_lo, vr_lo + vr_len), valid while
+	 * _pp_region_gen reads vr_gen. vr_len 0: none. */
+	uintptr_t vr_lo;
+	uintptr_t vr_len;
+	struct pp_region *vr_region;
+	unsigned long vr_gen;
 };
 
+#ifndef PP_MODEL_CHECK
 static __thread struct pp_thread_cache tcache;
+#else
+/* GenMC runs no thread-local struct: the harness keeps one cache per
+ * thread and names the calling thread's. */
+static struct pp_thread_cache *_pp_model_tcache(void);
+#define tcache (*_pp_model_tcache())
+#endif
+
+/*
+ * &tcache while the thread's cache is armed (registered > 0), else NULL.
+ * The fast paths reach the cache through it: initial-exec, so one load
+ * relative to the thread pointer, where the default model of a shared
+ * library's tcache calls __tls_get_addr() on every access. One word of
+ * static TLS, which glibc reserves room for even under dlopen().
+ */
+static __thread struct pp_thread_cache *tc_self
+	__attribute__((tls_model("initial-exec")));
 
 static pthread_key_t tcache_key;
 static pthread_once_t tcache_once = PTHREAD_ONCE_INIT;
@@ -524,10 +572,11 @@ static struct pp_pcp *pcp_slot_slow(struct pp_zone *z, int create);
 static PP_ALWAYS_INLINE struct pp_pcp *
 pcp_slot(struct pp_zone *z, int create)
 {
-	struct pp_pcp *pcp = tcache.last;
+	struct pp_thread_cache *tc = tc_self;
 
-	if (PP_LIKELY(pcp != NULL && pcp->zone == z && tcache.registered > 0))
-		return pcp;
+	/* tc->last is set whenever tc is (tcache_register()). */
+	if (PP_LIKELY(tc != NULL && tc->last->zone == z))
+		return tc->last;
 	return pcp_slot_slow(z, create);
 }
 static int pcp_empty(const struct pp_pcp *pcp);
@@ -609,6 +658,7 @@ tcache_destructor(void *arg)
 	 * PTHREAD_DESTRUCTOR_ITERATIONS rounds.
 	 */
 	tcache.registered = 0;
+	tc_self = NULL;
 }
 
 static void
@@ -630,6 +680,9 @@ tcache_register(void)
 		tcache.registered = 1;
 		if (tcache.inbox_id == 0)
 			tcache.inbox_id = inbox_claim();
+		if (tcache.last == NULL)
+			tcache.last = &tcache.slots[0];
+		tc_self = &tcache;
 		return 1;
 	}
 	/* Without a destructor, cached pages would outlive the thread:
@@ -643,7 +696,9 @@ pcp_empty(const struct pp_pcp *pcp)
 {
 	unsigned int o;
 
-	for (o = 0; o < PP_PCP_ORDERS; o++)
+	if (pcp->nr0 != 0)
+		return 0;
+	for (o = 1; o < PP_PCP_ORDERS; o++)
 		if (pcp->lists[o].count != 0)
 			return 0;
 	return 1;
@@ -685,7 +740,26 @@ pcp_spill(struct pp_pcp *pcp, unsigned int order, unsigned int n)
 	struct pp_zone *z = pcp->zone;
 	struct pp_list_head *next;
 	struct page *page;
+	unsigned int i;
 
+	if (order == 0) {
+		/* The oldest (coldest) pages, at the bottom of the stack. */
+		if (n > pcp->nr0)
+			n = pcp->nr0;
+		if (n == 0)
+			return;
+		pp_spin_lock(&z->lock);
+		for (i = 0; i < n; i++) {
+			page = pcp->stack0[i];
+			buddy_free(z, _pp_region_of(page->virtual), page, 0);
+		}
+		pp_spin_unlock(&z->lock);
+		pcp->nr0 -= n;
+		for (i = 0; i < pcp->nr0; i++)
+			pcp->stack0[i] = pcp->stack0[i + n];
+		zone_maybe_purge(z);
+		return;
+	}
 	if (l->count == 0)
 		return;
 	pp_spin_lock(&z->lock);
@@ -707,6 +781,66 @@ pcp_drain(struct pp_pcp *pcp)
 
 	for (o = 0; o < PP_PCP_ORDERS; o++)
 		pcp_spill(pcp, o, -1u);
+}
+
+/* Make @page (order 0, count 0, out of every list) a stack entry: what
+ * the allocation would otherwise write, done once on the way in. The
+ * first word may hold a list link or the last owner's bits (pfmemalloc):
+ * a live head's must not look like a tail's. */
+static PP_ALWAYS_INLINE void
+stack0_prep(struct page *page, unsigned short owner)
+{
+	page->compound_head = 0;
+	page->_order = 0;
+	page->_pcp_owner = owner;
+}
+
+/* Put a block of @order into @pcp, spilling a batch first when full. */
+static void
+pcp_push(struct pp_pcp *pcp, struct page *page, unsigned int order)
+{
+	struct pp_pcp_list *l;
+
+	if (order == 0) {
+		if (PP_UNLIKELY(pcp->nr0 == PCP_HIGH0))
+			pcp_spill(pcp, 0, pcp_batch[0]);
+		stack0_prep(page, tcache.inbox_id);
+		pcp->stack0[pcp->nr0++] = page;
+		return;
+	}
+	l = &pcp->lists[order];
+	page->lru.next = l->head;
+	l->head = &page->lru;
+	if (PP_UNLIKELY(++l->count > pcp_high[order]))
+		pcp_spill(pcp, order, pcp_batch[order]);
+}
+
+/*
+ * Refill @pcp's empty order-0 stack: blocks other threads freed for this
+ * one first, else up to @n from the zone. Return the stack's count (0 with
+ * errno when nothing is left).
+ */
+static __attribute__((noinline)) unsigned int
+stack0_refill(struct pp_pcp *pcp, struct pp_zone *z, unsigned int n,
+	      gfp_t gfp)
+{
+	struct pp_list_head *list = NULL, *next;
+
+	/* cache_put() keeps this slot's zone, so the inbox's blocks of @z
+	 * land on this stack. */
+	inbox_collect();
+	if (pcp->nr0 != 0)
+		return pcp->nr0;
+	if (n > PCP_HIGH0)
+		n = PCP_HIGH0;
+	zone_take_batch(z, 0, n, &list, gfp);
+	/* zone_take_batch() drains this slot before it fails, never fills
+	 * it, so the stack has room; pcp_push() would spill if not. */
+	for (; list != NULL; list = next) {
+		next = list->next;
+		pcp_push(pcp, lru_to_page(list), 0);
+	}
+	return pcp->nr0;
 }
 
 /*
@@ -748,16 +882,11 @@ cache_put(struct page *page)
 	struct pp_region *r = _pp_region_of(page->virtual);
 	unsigned int order = page->_order;
 	struct pp_zone *z = r->zone;
-	struct pp_pcp_list *l;
 	struct pp_pcp *pcp;
 
 	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 0) : NULL;
 	if (pcp != NULL) {
-		l = &pcp->lists[order];
-		page->lru.next = l->head;
-		l->head = &page->lru;
-		if (PP_UNLIKELY(++l->count > pcp_high[order]))
-			pcp_spill(pcp, order, pcp_batch[order]);
+		pcp_push(pcp, page, order);
 		return;
 	}
 	pp_spin_lock(&z->lock);
@@ -780,7 +909,8 @@ inbox_collect(void)
 	if (PP_LIKELY(pp_load_relaxed(&in->head) == NULL))
 		return;
 	/* A6: pairs with release R6 in remote_flush(): the freers' last
-	 * writes to the blocks, and the links, precede their reuse here. */
+	 * writes to the blocks, and the links, precede their reuse here.
+	 * Needed: page_alloc_inbox_collect finds the race without it. */
 	l = pp_xchg_acquire(&in->head, NULL);
 	for (; l != NULL; l = next) {
 		next = l->next;
@@ -812,7 +942,8 @@ _pp_inboxes_steal(void)
 		old = pp_load_relaxed(&inboxes[id].head);
 		while (old != NULL && old != INBOX_CLOSED) {
 			/* A6'': as A6, pairs with release R6 of the pushes
-			 * whose blocks it takes. */
+			 * whose blocks it takes. Needed:
+			 * page_alloc_inbox_steal. */
 			if (__atomic_compare_exchange_n(&inboxes[id].head,
 							&old, NULL, 1,
 							__ATOMIC_ACQUIRE,
@@ -839,7 +970,9 @@ inbox_close(void)
 
 	if (id == 0)
 		return;
-	/* A6': as A6, for the blocks pushed before the close. */
+	/* A6': as A6, for the blocks pushed before the close. Needed:
+	 * page_alloc_inbox_collect (its owner exits), and
+	 * page_alloc_inbox_close. */
 	l = pp_xchg_acquire(&inboxes[id].head, INBOX_CLOSED);
 	for (; l != NULL; l = next) {
 		next = l->next;
@@ -877,9 +1010,10 @@ remote_flush(void)
 			break;
 		}
 		rb->tail->next = old;
-		/* R6: pairs with acquire A6/A6' in inbox_collect() and
-		 * inbox_close(). On failure old is reloaded (relaxed: the
-		 * loop only retries with it). */
+		/* R6: pairs with acquire A6/A6'/A6'' in inbox_collect(),
+		 * inbox_close() and _pp_inboxes_steal(). On failure old is
+		 * reloaded (relaxed: the loop only retries with it).
+		 * Needed: page_alloc_inbox_collect. */
 		if (__atomic_compare_exchange_n(&in->head, &old, rb->head, 1,
 						__ATOMIC_RELEASE,
 						__ATOMIC_RELAXED))
@@ -975,6 +1109,16 @@ zone_alloc(struct pp_zone *z, gfp_t gfp, unsigned int order)
 		return NULL;
 	}
 	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 1) : NULL;
+	if (PP_LIKELY(pcp != NULL && order == 0)) {
+		if (PP_UNLIKELY(pcp->nr0 == 0) &&
+		    stack0_refill(pcp, z, pcp_batch[0], gfp) == 0)
+			return NULL;
+		page = pcp->stack0[--pcp->nr0];
+		set_page_count(page, 1);
+		if (gfp & __GFP_ZERO)
+			memset(page_address(page), 0, PAGE_SIZE);
+		return page;
+	}
 	if (PP_LIKELY(pcp != NULL)) {
 		l = &pcp->lists[order];
 		if (PP_UNLIKELY(l->count == 0)) {
@@ -1016,8 +1160,50 @@ alloc_pages_src(struct pp_mem_source *src, int nid, gfp_t gfp,
 	return zone_alloc(z, gfp, order);
 }
 
+static struct page *alloc_pages_node_slow(int nid, gfp_t gfp,
+					  unsigned int order);
+
+/*
+ * The hit: order 0 of the default source's one zone from the stack of the
+ * slot this thread used last, no frame, the rest a tail call. A thread
+ * with no cache yet, a zone it does not cache (def_zone NULL matches no
+ * slot with pages: a slot holding pages has its zone), or an armed fault
+ * injector (checked on the slow path, per block) takes the slow path.
+ */
+static PP_ALWAYS_INLINE struct page *
+alloc_pages_fast(int nid, gfp_t gfp, unsigned int order)
+{
+	struct pp_thread_cache *tc = tc_self;
+	struct page *page;
+	struct pp_pcp *pcp;
+	unsigned int n;
+
+	if (PP_LIKELY(tc != NULL && (order | (unsigned int)(nid + 1)) == 0)) {
+		pcp = tc->last;
+		n = pcp->nr0;
+		/* Relaxed: see _pp_fault_check(). */
+		if (PP_LIKELY(pcp->zone == tc->def_zone && n != 0 &&
+			      __atomic_load_n(&_pp_fault_armed_threads,
+					      __ATOMIC_RELAXED) == 0)) {
+			page = pcp->stack0[--n];
+			pcp->nr0 = n;
+			set_page_count(page, 1);
+			if (gfp & __GFP_ZERO)
+				memset(page_address(page), 0, PAGE_SIZE);
+			return page;
+		}
+	}
+	return alloc_pages_node_slow(nid, gfp, order);
+}
+
 struct page *
 alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	return alloc_pages_fast(nid, gfp, order);
+}
+
+static __attribute__((noinline)) struct page *
+alloc_pages_node_slow(int nid, gfp_t gfp, unsigned int order)
 {
 	struct pp_mem_source *src;
 
@@ -1040,7 +1226,7 @@ alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 struct page *
 alloc_pages(gfp_t gfp, unsigned int order)
 {
-	return alloc_pages_node(NUMA_NO_NODE, gfp, order);
+	return alloc_pages_fast(NUMA_NO_NODE, gfp, order);
 }
 
 unsigned long
@@ -1048,7 +1234,6 @@ alloc_pages_bulk_src(struct pp_mem_source *src, int nid, gfp_t gfp,
 		     unsigned long nr_pages, struct page **page_array)
 {
 	struct pp_list_head *list;
-	struct pp_pcp_list *l = NULL;
 	unsigned long i, want;
 	struct pp_zone *z;
 	struct pp_pcp *pcp;
@@ -1064,8 +1249,6 @@ alloc_pages_bulk_src(struct pp_mem_source *src, int nid, gfp_t gfp,
 	if (z == NULL)
 		return 0;
 	pcp = pcp_slot(z, 1);
-	if (pcp != NULL)
-		l = &pcp->lists[0];
 
 	for (i = 0; i < nr_pages; i++) {
 		if (page_array[i] != NULL)
@@ -1074,10 +1257,8 @@ alloc_pages_bulk_src(struct pp_mem_source *src, int nid, gfp_t gfp,
 			errno = ENOMEM;
 			break;
 		}
-		if (l != NULL) {
-			if (l->count == 0)
-				inbox_collect();
-			if (l->count == 0) {
+		if (pcp != NULL) {
+			if (pcp->nr0 == 0) {
 				/* Refill for the rest of the array in one lock
 				 * hold, up to the cache's high mark. */
 				want = nr_pages - i;
@@ -1085,21 +1266,21 @@ alloc_pages_bulk_src(struct pp_mem_source *src, int nid, gfp_t gfp,
 					want = pcp_batch[0];
 				if (want > pcp_high[0])
 					want = pcp_high[0];
-				l->count = zone_take_batch(z, 0, want,
-							   &l->head, gfp);
-				if (l->count == 0)
+				if (stack0_refill(pcp, z, (unsigned int)want,
+						  gfp) == 0)
 					break;
 			}
-			page = lru_to_page(l->head);
-			l->head = l->head->next;
-			l->count--;
+			page = pcp->stack0[--pcp->nr0];
+			set_page_count(page, 1);
+			if (gfp & __GFP_ZERO)
+				memset(page_address(page), 0, PAGE_SIZE);
 		} else {
 			list = NULL;
 			if (zone_take_batch(z, 0, 1, &list, gfp) == 0)
 				break;
 			page = lru_to_page(list);
+			prep_new_page(page, 0, gfp);
 		}
-		prep_new_page(page, 0, gfp);
 		page_array[i] = page;
 	}
 	return i;
@@ -1129,13 +1310,39 @@ alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
  * ---- Freeing ------------------------------------------------------------
  */
 
+static void free_the_page_slow(struct pp_region *r, struct page *page,
+			       unsigned int order);
+
 /* Return a block whose count is zero, through the caller's cache. */
 static PP_ALWAYS_INLINE void
-free_the_page(struct pp_region *r, struct page *page, unsigned int order)
+free_the_page(struct pp_thread_cache *tc, struct pp_region *r,
+	      struct page *page, unsigned int order)
 {
 	unsigned short owner = page->_pcp_owner;
 	struct pp_zone *z = r->zone;
-	struct pp_pcp_list *l;
+	struct pp_pcp *pcp;
+
+	/* The hit: an order-0 block of this thread's last zone, allocated
+	 * here (so _order and _pcp_owner are already the stack's), and room
+	 * on the stack. */
+	if (PP_LIKELY(tc != NULL && order == 0)) {
+		pcp = tc->last;
+		if (PP_LIKELY(pcp->zone == z && owner == tc->inbox_id &&
+			      pcp->nr0 < PCP_HIGH0)) {
+			page->compound_head = 0;
+			pcp->stack0[pcp->nr0++] = page;
+			return;
+		}
+	}
+	free_the_page_slow(r, page, order);
+}
+
+static __attribute__((noinline)) void
+free_the_page_slow(struct pp_region *r, struct page *page,
+		   unsigned int order)
+{
+	unsigned short owner = page->_pcp_owner;
+	struct pp_zone *z = r->zone;
 	struct pp_pcp *pcp;
 
 	/* Another thread's block goes home through its inbox; the batch
@@ -1148,11 +1355,7 @@ free_the_page(struct pp_region *r, struct page *page, unsigned int order)
 	}
 	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 1) : NULL;
 	if (PP_LIKELY(pcp != NULL)) {
-		l = &pcp->lists[order];
-		page->lru.next = l->head;
-		l->head = &page->lru;
-		if (PP_UNLIKELY(++l->count > pcp_high[order]))
-			pcp_spill(pcp, order, pcp_batch[order]);
+		pcp_push(pcp, page, order);
 		return;
 	}
 	pp_spin_lock(&z->lock);
@@ -1175,13 +1378,15 @@ put_page_testzero(struct page *page, const char *fn)
 	 * reference), so the last drop needs no read-modify-write.
 	 * A2': the acquire pairs with release R2 of the holders that dropped
 	 * their references before, so their writes precede the reuse.
+	 * Needed: page_alloc_inbox_shared.
 	 */
 	if (PP_LIKELY(pp_load_acquire(&page->_refcount) == 1)) {
 		pp_store_relaxed(&page->_refcount, 0);
 		return 1;
 	}
 	/* R2/A2: as in page_ref_sub_and_test(): every dropper releases its
-	 * writes, the last acquires them all before the block is reused. */
+	 * writes, the last acquires them all before the block is reused.
+	 * Needed: page_alloc_inbox_shared. */
 	old = pp_fetch_sub_acq_rel(&page->_refcount, 1);
 
 	if (PP_LIKELY(old > 1))
@@ -1193,11 +1398,66 @@ put_page_testzero(struct page *page, const char *fn)
 	return 0;
 }
 
+/* page_region() past the cached region: the tables, and the cache
+ * refilled for @tc. */
+static __attribute__((noinline)) struct pp_region *
+page_region_slow(struct pp_thread_cache *tc, const struct page *page)
+{
+	struct pp_region *r;
+	unsigned long gen;
+
+	/* A7: pairs with release R7 in map_remove() (mem_source.c), read
+	 * before the lookup: if @r is unpublished after this, the count has
+	 * moved past gen and the cached copy is never used. Kept without a
+	 * harness (tests/genmc/weaken-keep.txt): only a stale pointer can
+	 * race with a removal. */
+	gen = __atomic_load_n(&_pp_region_gen, __ATOMIC_ACQUIRE);
+	r = _pp_page_region_inline(page);
+	if (r != NULL && tc != NULL) {
+		tc->vr_lo = (uintptr_t)r->pages;
+		tc->vr_len = (r->end_pfn - r->base_pfn) * sizeof(struct page);
+		tc->vr_region = r;
+		tc->vr_gen = gen;
+	}
+	return r;
+}
+
+/*
+ * The region whose descriptor @page is, or NULL: _pp_page_region_inline()
+ * with a one-entry per-thread cache in front. The pointer is checked
+ * against the cached region's descriptor range before anything reads it,
+ * as the tables would; a region unpublished since (released to the
+ * system, its source destroyed) moved _pp_region_gen and misses.
+ */
+static PP_ALWAYS_INLINE int
+page_region_hit(const struct pp_thread_cache *tc, const struct page *page)
+{
+	uintptr_t off = (uintptr_t)page - tc->vr_lo;
+
+	/* Relaxed, pairs with release R7 in map_remove() by coherence: a
+	 * caller that holds a reference to @page got it after any removal
+	 * of the range it lies in, so it reads that removal's count or a
+	 * later one. Only a stale pointer could race, and the tables are
+	 * no better for it. NULL never hits (vr_lo is not 0 when vr_len
+	 * is not). */
+	return off < tc->vr_len && off % sizeof(struct page) == 0 &&
+	       tc->vr_gen == __atomic_load_n(&_pp_region_gen,
+					     __ATOMIC_RELAXED);
+}
+
+static PP_ALWAYS_INLINE struct pp_region *
+page_region(struct pp_thread_cache *tc, const struct page *page)
+{
+	if (PP_LIKELY(tc != NULL && page_region_hit(tc, page)))
+		return tc->vr_region;
+	return page_region_slow(tc, page);
+}
+
 /* Validate @page as the head of a live block; its region, or NULL. */
 static PP_ALWAYS_INLINE struct pp_region *
-check_head(const char *fn, struct page *page)
+check_head(struct pp_thread_cache *tc, const char *fn, struct page *page)
 {
-	struct pp_region *r = _pp_page_region_inline(page);
+	struct pp_region *r = page_region(tc, page);
 
 	if (PP_UNLIKELY(r == NULL)) {
 		report_bad_page(fn, page, "not a page of this allocator");
@@ -1210,33 +1470,63 @@ check_head(const char *fn, struct page *page)
 	return r;
 }
 
-void
-__free_pages(struct page *page, unsigned int order)
+/* __free_pages() of a page of region @r. */
+static PP_ALWAYS_INLINE void
+free_pages_checked(struct pp_thread_cache *tc, struct pp_region *r,
+		   struct page *page, unsigned int order)
+{
+	static const char fn[] = "__free_pages";
+
+	if (PP_UNLIKELY(PageTail(page))) {
+		report_bad_page(fn, page, "tail page of a compound block");
+		return;
+	}
+	if (PP_UNLIKELY(order != page->_order)) {
+		report_bad_page(fn, page, "order is not the block's");
+		return;
+	}
+	if (put_page_testzero(page, fn) && !free_page_is_bad(fn, page))
+		free_the_page(tc, r, page, order);
+}
+
+/* __free_pages() past the cached region: NULL, the tables' answer. */
+static __attribute__((noinline)) void
+free_pages_slow(struct pp_thread_cache *tc, struct page *page,
+		unsigned int order)
 {
 	struct pp_region *r;
 
 	if (page == NULL)
 		return;
-	r = check_head(__func__, page);
-	if (r == NULL)
-		return;
-	if (PP_UNLIKELY(order != page->_order)) {
-		report_bad_page(__func__, page, "order is not the block's");
+	r = page_region_slow(tc, page);
+	if (PP_UNLIKELY(r == NULL)) {
+		report_bad_page("__free_pages", page,
+				"not a page of this allocator");
 		return;
 	}
-	if (put_page_testzero(page, __func__) &&
-	    !free_page_is_bad(__func__, page))
-		free_the_page(r, page, order);
+	free_pages_checked(tc, r, page, order);
+}
+
+void
+__free_pages(struct page *page, unsigned int order)
+{
+	struct pp_thread_cache *tc = tc_self;
+
+	if (PP_LIKELY(tc != NULL && page_region_hit(tc, page)))
+		free_pages_checked(tc, tc->vr_region, page, order);
+	else
+		free_pages_slow(tc, page, order);
 }
 
 void
 free_frozen_pages(struct page *page, unsigned int order)
 {
+	struct pp_thread_cache *tc = tc_self;
 	struct pp_region *r;
 
 	if (page == NULL)
 		return;
-	r = check_head(__func__, page);
+	r = check_head(tc, __func__, page);
 	if (r == NULL)
 		return;
 	if (PP_UNLIKELY(order != page->_order ||
@@ -1247,32 +1537,33 @@ free_frozen_pages(struct page *page, unsigned int order)
 	}
 	if (free_page_is_bad(__func__, page))
 		return;
-	free_the_page(r, page, order);
+	free_the_page(tc, r, page, order);
 }
 
 void
 put_page(struct page *page)
 {
+	struct pp_thread_cache *tc = tc_self;
 	struct pp_region *r;
 
 	if (page == NULL)
 		return;
 	/* Nothing of @page is read before it is known to be ours: it may
 	 * point into the freed descriptors of a destroyed source. */
-	r = _pp_page_region_inline(page);
+	r = page_region(tc, page);
 	if (PP_UNLIKELY(r == NULL)) {
 		report_bad_page(__func__, page, "not a page of this allocator");
 		return;
 	}
 	if (PageTail(page)) {
 		page = compound_head(page);
-		r = check_head(__func__, page);
+		r = check_head(tc, __func__, page);
 		if (r == NULL)
 			return;
 	}
 	if (put_page_testzero(page, __func__) &&
 	    !free_page_is_bad(__func__, page))
-		free_the_page(r, page, page->_order);
+		free_the_page(tc, r, page, page->_order);
 }
 
 struct page *
@@ -1337,7 +1628,9 @@ _pp_thread_cache_count(struct pp_mem_source *src, int nid)
 	unsigned long n = 0;
 	unsigned int o;
 
-	for (o = 0; pcp != NULL && o < PP_PCP_ORDERS; o++)
+	if (pcp != NULL)
+		n = pcp->nr0;
+	for (o = 1; pcp != NULL && o < PP_PCP_ORDERS; o++)
 		n += (unsigned long)pcp->lists[o].count << o;
 	return n;
 }

@@ -30,7 +30,8 @@ scope=(include/pagepool/ptr_ring.h include/pagepool/spinlock_pvt.h
 	src/net/core/page_pool.c src/net/core/page_pool_put.c
 	src/net/core/page_pool_alloc.c src/net/core/page_pool_dma.c
 	src/net/core/page_pool_stash.c
-	include/pagepool/page_frag_cache.h src/mm/page_frag_cache.c)
+	include/pagepool/page_frag_cache.h src/mm/page_frag_cache.c
+	src/mm/page_alloc.c)
 ops='pp_store_release|pp_load_acquire|pp_xchg_acquire|pp_fetch_sub_acq_rel|__ATOMIC_(RELEASE|ACQUIRE|ACQ_REL|SEQ_CST)'
 shift
 [ $# -gt 0 ] && scope=("$@")

@@ -24,6 +24,7 @@ while read -r name prog args budget; do
 	bench_page_pool_simple) exe=$build/bench/$prog; n1=(--loops 100000); n2=(--loops 200000) ;;
 	ptr_ring_test) exe=$build/tools/$prog; n1=(-N 100000); n2=(-N 200000) ;;
 	bench_page_pool_remote_put) exe=$build/bench/$prog; n1=(--loops 100000); n2=(--loops 200000) ;;
+	bench_page_alloc) exe=$build/bench/$prog; n1=(-r 1 -n 100000); n2=(-r 1 -n 200000) ;;
 	*) echo "unknown program $prog"; exit 1 ;;
 	esac
 	[ "$args" = - ] && args=	# no arguments
