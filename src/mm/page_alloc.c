@@ -142,6 +142,10 @@ struct pp_thread_cache {
 	uintptr_t vr_len;
 	struct pp_region *vr_region;
 	unsigned long vr_gen;
+	/* The same region's data, [vd_lo, vd_lo + vd_len), for
+	 * virt_to_page(); valid while vr_gen is (vd_len 0: none). */
+	uintptr_t vd_lo;
+	uintptr_t vd_len;
 };
 
 #ifndef PP_MODEL_CHECK
@@ -1398,27 +1402,49 @@ put_page_testzero(struct page *page, const char *fn)
 	return 0;
 }
 
+/* Remember @r, found in the tables after reading @gen, as the thread's
+ * last region: its descriptors for page_region(), its data for
+ * virt_to_page(). */
+static void
+region_cache_fill(struct pp_thread_cache *tc, struct pp_region *r,
+		  unsigned long gen)
+{
+	unsigned long npages = r->end_pfn - r->base_pfn;
+
+	tc->vr_lo = (uintptr_t)r->pages;
+	tc->vr_len = npages * sizeof(struct page);
+	tc->vr_region = r;
+	tc->vr_gen = gen;
+	tc->vd_lo = r->base_pfn << PAGE_SHIFT;
+	tc->vd_len = npages << PAGE_SHIFT;
+}
+
+/*
+ * The removal count, read before a table lookup whose region is to be
+ * cached under it (page_region_slow(), virt_to_page_slow()).
+ */
+static PP_ALWAYS_INLINE unsigned long
+region_gen_before_lookup(void)
+{
+	/* A7: pairs with release R7 in map_remove() (mem_source.c), read
+	 * before the lookup: if the region found is unpublished after this,
+	 * the count has moved past the value returned and the cached copy
+	 * is never used. Kept without a harness
+	 * (tests/genmc/weaken-keep.txt): only a stale pointer can race with
+	 * a removal. */
+	return __atomic_load_n(&_pp_region_gen, __ATOMIC_ACQUIRE);
+}
+
 /* page_region() past the cached region: the tables, and the cache
  * refilled for @tc. */
 static __attribute__((noinline)) struct pp_region *
 page_region_slow(struct pp_thread_cache *tc, const struct page *page)
 {
-	struct pp_region *r;
-	unsigned long gen;
+	unsigned long gen = region_gen_before_lookup();
+	struct pp_region *r = _pp_page_region_inline(page);
 
-	/* A7: pairs with release R7 in map_remove() (mem_source.c), read
-	 * before the lookup: if @r is unpublished after this, the count has
-	 * moved past gen and the cached copy is never used. Kept without a
-	 * harness (tests/genmc/weaken-keep.txt): only a stale pointer can
-	 * race with a removal. */
-	gen = __atomic_load_n(&_pp_region_gen, __ATOMIC_ACQUIRE);
-	r = _pp_page_region_inline(page);
-	if (r != NULL && tc != NULL) {
-		tc->vr_lo = (uintptr_t)r->pages;
-		tc->vr_len = (r->end_pfn - r->base_pfn) * sizeof(struct page);
-		tc->vr_region = r;
-		tc->vr_gen = gen;
-	}
+	if (r != NULL && tc != NULL)
+		region_cache_fill(tc, r, gen);
 	return r;
 }
 
@@ -1566,14 +1592,42 @@ put_page(struct page *page)
 		free_the_page(tc, r, page, page->_order);
 }
 
-struct page *
-virt_to_page(const void *addr)
+/* virt_to_page() past the cached region: the tables, and the cache
+ * refilled when the thread has one. */
+static __attribute__((noinline)) struct page *
+virt_to_page_slow(struct pp_thread_cache *tc, const void *addr)
 {
+	unsigned long gen = region_gen_before_lookup();
 	struct pp_region *r = _pp_region_of(addr);
 
 	if (r == NULL)
 		return NULL;
+	if (tc != NULL)
+		region_cache_fill(tc, r, gen);
 	return &r->pages[((uintptr_t)addr >> PAGE_SHIFT) - r->base_pfn];
+}
+
+/*
+ * The thread's last region first (the one its frees and lookups found
+ * last), checked by range and generation before anything of it is read,
+ * as page_region() does for descriptors: page_frag_free() and the
+ * fragment caches look up every fragment they are handed.
+ */
+struct page *
+virt_to_page(const void *addr)
+{
+	struct pp_thread_cache *tc = tc_self;
+	uintptr_t off;
+
+	if (PP_LIKELY(tc != NULL)) {
+		off = (uintptr_t)addr - tc->vd_lo;
+		/* Relaxed: as in page_region_hit(), which it mirrors. */
+		if (PP_LIKELY(off < tc->vd_len &&
+			      tc->vr_gen == __atomic_load_n(&_pp_region_gen,
+							    __ATOMIC_RELAXED)))
+			return (struct page *)tc->vr_lo + (off >> PAGE_SHIFT);
+	}
+	return virt_to_page_slow(tc, addr);
 }
 
 /*
