@@ -336,6 +336,84 @@ test_bad_middle(enum bad_kind kind, bool outline)
 	page_pool_destroy(other);
 }
 
+/*
+ * A fragment holder on another thread drops its pool reference to the
+ * page in the middle of a batch while the owner returns the batch: the
+ * batch test's acquire load of pp_ref_count must order the holder's
+ * write to the page (before its drop) before the owner's next use of the
+ * page, whichever of the two drops last. In odd rounds the owner first
+ * waits, with relaxed loads that order nothing, until the holder has
+ * dropped, so that only the batch test's load can order the two writes
+ * (TSan reports the race if it is relaxed); in even rounds the two race.
+ * The counts check that no page is lost or released.
+ */
+struct holder {
+	struct page_pool *pool;
+	struct page *page;
+};
+
+static void *
+holder_drop(void *arg)
+{
+	struct holder *h = arg;
+
+	/* Plain write: published by the release half of the drop. */
+	((unsigned char *)page_address(h->page))[100] = 0x5a;
+	page_pool_put_full_page(h->pool, h->page, false);
+	return NULL;
+}
+
+static void
+touch_all(struct page **pages, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		((unsigned char *)page_address(pages[k]))[100] =
+			(unsigned char)k;
+}
+
+static void
+test_frag_race(unsigned int rounds)
+{
+	struct napi_struct napi;
+	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page *pages[BATCH];
+	struct holder h = { pool, NULL };
+	unsigned int r;
+	int inflight = -1;
+	pthread_t t;
+
+	for (r = 0; r < rounds; r++) {
+		CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages,
+						    BATCH),
+			 BATCH);
+		touch_all(pages, BATCH);
+		if (inflight < 0)
+			inflight = page_pool_inflight(pool);
+		h.page = pages[MID];
+		page_pool_fragment_page(h.page, 2);
+		CHECK_EQ(pthread_create(&t, NULL, holder_drop, &h), 0);
+		if (r & 1)
+			while (__atomic_load_n(&h.page->pp_ref_count,
+					       __ATOMIC_RELAXED) != 1)
+				;
+		page_pool_put_page_bulk(pages, BATCH);
+		/* The owner's next use of what it got back, before the
+		 * join could order anything. */
+		CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages,
+						    BATCH),
+			 BATCH);
+		touch_all(pages, BATCH);
+		page_pool_put_page_bulk(pages, BATCH);
+		CHECK_EQ(pthread_join(t, NULL), 0);
+		/* Nothing released: every page is in the cache or, when the
+		 * holder dropped last, on its way through the ring. */
+		CHECK_EQ(page_pool_inflight(pool), inflight);
+	}
+	destroy(pool);
+}
+
 struct remote {
 	struct page **pages;
 	unsigned int n;
@@ -492,5 +570,6 @@ main(void)
 		test_bad_middle((enum bad_kind)k, false);
 		test_bad_middle((enum bad_kind)k, true);
 	}
+	test_frag_race((unsigned int)t_scale(1000));
 	return T_EXIT_PASS;
 }

@@ -648,13 +648,14 @@ __page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
 		      (pp_load_relaxed(&data[0]->pp_magic) & PP_MAGIC_MASK) ==
 			      PP_SIGNATURE)) {
 		pool = data[0]->pp;
-		c = pool->alloc.count;
 		/* Relaxed: only the owner itself matches; pairs with
-		 * nothing (as in __page_pool_put_unrefed()). */
+		 * nothing (as in __page_pool_put_unrefed()). The cache is
+		 * the owner's: its count is read only after that test. */
 		if (PP_LIKELY(pp_load_relaxed(&pool->owner) ==
 				      pp_thread_self() &&
 			      !pp_load_relaxed(&pool->dma_sync) &&
-			      count <= PP_ALLOC_CACHE_SIZE - c &&
+			      count <= PP_ALLOC_CACHE_SIZE -
+					       (c = pool->alloc.count) &&
 			      pp_bulk_recyclable(pool, data, count))) {
 			__builtin_memcpy(&pool->alloc.cache[c], data,
 					 count * sizeof(*data));
