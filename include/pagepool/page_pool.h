@@ -585,7 +585,11 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
  * section (the kernel's page_pool_put_netmem_bulk()); when the ring fills,
  * ring_full is counted once and the rest are released. A page without the
  * pool signature is skipped with errno EINVAL (and reported in debug
- * builds), since its page->pp cannot be trusted.
+ * builds), since its page->pp cannot be trusted. The owner returning a
+ * batch of its own pool's pages that all pass a single put's checks
+ * (pp_bulk_recyclable()) copies them into the alloc cache in one step,
+ * inline (the macro below); a batch with a page that does not pass is
+ * decided page by page, out of line.
  * Context: any thread.
  */
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
