@@ -322,7 +322,7 @@ __page_pool_alloc_pages_bulk_inline(struct page_pool *pool, gfp_t gfp,
 		      n <= (count = pool->alloc.count))) {
 		count -= n;
 		__builtin_memcpy(pages, &pool->alloc.cache[count],
-				 n * sizeof(*pages));
+				 n * sizeof(struct page *));
 		pool->alloc.count = count;
 #if PAGE_POOL_STATS
 		pp_store_relaxed(&pool->alloc_stats.fast,
@@ -662,7 +662,7 @@ __page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
 					       (c = pool->alloc.count) &&
 			      pp_bulk_recyclable(pool, data, count))) {
 			__builtin_memcpy(&pool->alloc.cache[c], data,
-					 count * sizeof(*data));
+					 count * sizeof(struct page *));
 			pool->alloc.count = c + count;
 #if PAGE_POOL_STATS
 			pp_store_relaxed(&pool->owner_recycle_stats.cached,
