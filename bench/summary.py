@@ -110,7 +110,7 @@ GROUPS = [
          ('jemalloc_aligned_same', 'jemalloc mallocx(ALIGN 4096)/dallocx'),
      ]),
     ('bulk', 'page_pool bulk, owner: alloc_pages_bulk(32) + put_page_bulk(32), '
-     'per buffer (exported calls; DPDK\'s are inline)',
+     'per buffer (both inline)',
      'pagepool_pp_bulk32_same', [
          ('dpdk_mempool_c256_bulk32_same', 'DPDK get_bulk/put_bulk 32 (inline)'),
      ]),

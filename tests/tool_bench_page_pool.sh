@@ -56,6 +56,23 @@ for mode in "" --outline; do
 			{ echo "FAIL: $what: $t did not take the slow path"; fail=1; }
 	done
 done
+# --bulk 32: the owner's bulk round trip recycles every page directly,
+# a pool without NAPI's goes through the ring, per page; both call modes.
+for mode in "" --outline; do
+	what="bulk ${mode:-inline}"
+	# shellcheck disable=SC2086
+	out=$("$tool" $mode --loops 3200 --bulk 32 --run_flags 0x84 --stats 2>&1) ||
+		{ echo "FAIL: $what: exit $?"; echo "$out"; fail=1; continue; }
+	grep -A1 "Type:owner_page_pool01_fast_path_bulk32 Per" <<<"$out" | grep -q 'cached 3200 ' ||
+		{ echo "FAIL: $what: owner bulk did not recycle directly"; echo "$out"; fail=1; }
+	grep -A1 "Type:no-softirq-page_pool02_bulk32 Per" <<<"$out" | grep -q 'cached 0 .* ring 3264 ' ||
+		{ echo "FAIL: $what: bulk without NAPI did not go through the ring"; echo "$out"; fail=1; }
+done
+for bad in "--bulk 0" "--bulk 65" "--bulk x"; do
+	# shellcheck disable=SC2086
+	"$tool" $bad >/dev/null 2>&1; rc=$?
+	[ "$rc" -eq 2 ] || { echo "FAIL: '$bad' exited $rc, want 2"; fail=1; }
+done
 "$tool" --outline --loops 2000 --run_flags 0 | grep -q '^# Calls: outline' ||
 	{ echo "FAIL: --outline not announced"; fail=1; }
 

@@ -302,6 +302,40 @@ PP_API unsigned int page_pool_alloc_pages_bulk(struct page_pool *pool,
 					       gfp_t gfp, struct page **pages,
 					       unsigned int n);
 
+#if !PP_DEBUG && !defined(PAGEPOOL_BUILDING_LIB)
+/*
+ * The inline fast path, which calls of page_pool_alloc_pages_bulk() reach
+ * through the macro below (as DPDK's rte_mempool_get_bulk() is inline;
+ * the function itself stays exported, for its address and for
+ * "(page_pool_alloc_pages_bulk)(...)"): @n pages the alloc cache holds are
+ * one copy out of it, one count store and one statistics store, as in the
+ * exported function; everything else (a cache with fewer, bad input) is
+ * that function's.
+ */
+static PP_ALWAYS_INLINE unsigned int
+__page_pool_alloc_pages_bulk_inline(struct page_pool *pool, gfp_t gfp,
+				    struct page **pages, unsigned int n)
+{
+	uint32_t count;
+
+	if (PP_LIKELY(pool != NULL && pages != NULL &&
+		      n <= (count = pool->alloc.count))) {
+		count -= n;
+		__builtin_memcpy(pages, &pool->alloc.cache[count],
+				 n * sizeof(struct page *));
+		pool->alloc.count = count;
+#if PAGE_POOL_STATS
+		pp_store_relaxed(&pool->alloc_stats.fast,
+				 pool->alloc_stats.fast + n);
+#endif
+		return n;
+	}
+	return (page_pool_alloc_pages_bulk)(pool, gfp, pages, n);
+}
+#define page_pool_alloc_pages_bulk(pool, gfp, pages, n)                       \
+	__page_pool_alloc_pages_bulk_inline(pool, gfp, pages, n)
+#endif
+
 /** page_pool_dev_alloc_pages() - page_pool_alloc_pages(GFP_ATOMIC | __GFP_NOWARN). */
 static inline struct page *
 page_pool_dev_alloc_pages(struct page_pool *pool)
@@ -551,10 +585,98 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
  * section (the kernel's page_pool_put_netmem_bulk()); when the ring fills,
  * ring_full is counted once and the rest are released. A page without the
  * pool signature is skipped with errno EINVAL (and reported in debug
- * builds), since its page->pp cannot be trusted.
+ * builds), since its page->pp cannot be trusted. The owner returning a
+ * batch of its own pool's pages that all pass a single put's checks
+ * (pp_bulk_recyclable()) copies them into the alloc cache in one step,
+ * inline (the macro below); a batch with a page that does not pass is
+ * decided page by page, out of line.
  * Context: any thread.
  */
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
+
+/*
+ * pp_bulk_recyclable() - would a put of each of @data[0..@count) recycle
+ * it into @pool's alloc cache, as the owner's single put decides? Each
+ * page must carry the pool signature with bits 0 and 1 clear (a head page,
+ * not pfmemalloc: pp_magic overlays compound_head), belong to @pool, and
+ * hold its last page reference and its last pool reference. Only reads:
+ * the caller acts on the whole batch or on none of it. Branch-light: the
+ * tests of every page are folded into two words and judged once, so a
+ * batch costs four loads of each page's struct page (one cache line) and
+ * a few ALU operations per page; a NULL entry ends it at once.
+ * Context: the owner, holding every page of @data.
+ */
+static PP_ALWAYS_INLINE bool
+pp_bulk_recyclable(const struct page_pool *pool, struct page *const *data,
+		   unsigned int count)
+{
+	unsigned long magic = 0, other = 0;
+	unsigned int i;
+
+#pragma GCC unroll 4
+	for (i = 0; i < count; i++) {
+		const struct page *page = data[i];
+
+		if (PP_UNLIKELY(page == NULL))
+			return false;
+		magic |= pp_load_relaxed(&page->pp_magic) ^ PP_SIGNATURE;
+		other |= (uintptr_t)page->pp ^ (uintptr_t)pool;
+		other |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
+		/* page_pool_unref_and_test() of a sole reference: A3, the
+		 * acquire load that pairs with other holders' release drops
+		 * (page_pool_unref_page()); a sole holder stores nothing. */
+		other |= (unsigned long)pp_load_acquire(&page->pp_ref_count) ^
+			 1UL;
+	}
+	/* The DMA index bits are the page's own; all else must match. */
+	return ((magic & (PP_MAGIC_MASK | 0x3UL)) | other) == 0;
+}
+
+#if !PP_DEBUG && !defined(PAGEPOOL_BUILDING_LIB)
+/*
+ * The inline fast path, which calls of page_pool_put_page_bulk() reach
+ * through the macro below (the function stays exported, as above): the
+ * owner returning a batch of its own pool's pages that
+ * pp_bulk_recyclable() passes, with nothing to sync and room in the alloc
+ * cache for them all, is one copy into the cache. Anything else goes to
+ * the exported function, which decides every page on its own (it starts
+ * with the same test; nothing is written here before it is passed).
+ */
+static PP_ALWAYS_INLINE void
+__page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
+{
+	struct page_pool *pool;
+	uint32_t c;
+
+	if (PP_LIKELY(data != NULL && count > 0 && data[0] != NULL &&
+		      (pp_load_relaxed(&data[0]->pp_magic) & PP_MAGIC_MASK) ==
+			      PP_SIGNATURE)) {
+		pool = data[0]->pp;
+		/* Relaxed: only the owner itself matches; pairs with
+		 * nothing (as in __page_pool_put_unrefed()). The cache is
+		 * the owner's: its count is read only after that test. */
+		if (PP_LIKELY(pp_load_relaxed(&pool->owner) ==
+				      pp_thread_self() &&
+			      !pp_load_relaxed(&pool->dma_sync) &&
+			      count <= PP_ALLOC_CACHE_SIZE -
+					       (c = pool->alloc.count) &&
+			      pp_bulk_recyclable(pool, data, count))) {
+			__builtin_memcpy(&pool->alloc.cache[c], data,
+					 count * sizeof(struct page *));
+			pool->alloc.count = c + count;
+#if PAGE_POOL_STATS
+			pp_store_relaxed(&pool->owner_recycle_stats.cached,
+					 pool->owner_recycle_stats.cached +
+						 count);
+#endif
+			return;
+		}
+	}
+	(page_pool_put_page_bulk)(data, count);
+}
+#define page_pool_put_page_bulk(data, count)                                  \
+	__page_pool_put_page_bulk_inline(data, count)
+#endif
 
 /**
  * page_pool_release_page() - take @page out of @pool for good: its DMA
