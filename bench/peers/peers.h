@@ -20,7 +20,7 @@
  *
  * Each get function writes one byte of the buffer it returns, so no
  * allocator gets away with handing out memory it never faults in or
- * touches.
+ * touches. Which byte: see peer_touch().
  *
  * The loops are always_inline templates taking the allocator's functions
  * as constant arguments, so each row compiles to the direct calls (or
@@ -56,13 +56,15 @@ struct peer_opts {
 	uint64_t n_cross;	/* cross rows: n / 4 */
 	int cpu_a, cpu_b;	/* the CPUs A and B are pinned to */
 	unsigned int rounds;	/* -R: every row this many times, in turn */
+	/* -T: 63 (spread, the default) or 0 (first): see peer_touch() */
+	unsigned int touch_mask;
 };
 
 extern struct peer_opts peer_opts;
 extern const char *peer_prog;
 
 /*
- * Parse -N COUNT, -R ROUNDS and -h; fill peer_opts and print the program's header
+ * Parse -N COUNT, -R ROUNDS, -T TOUCH and -h; fill peer_opts and print the program's header
  * ("# <prog>: N ..., A on CPU x, B on CPU y"). @extra_help is appended to
  * the usage text. Exits 2 on bad usage.
  */
@@ -87,11 +89,25 @@ peer_escape(void *p)
  * The one-byte write every row does to every buffer, in the allocator's
  * get function (a page row's handle is its struct page, its memory is
  * page_address()).
+ *
+ * Where in the buffer: by default (-T spread) at the start of cache line
+ * (address / 4096) % 64 of the buffer, the same arithmetic for every
+ * allocator. Writing byte 0 (-T first) puts every 4 KiB-aligned buffer's
+ * touched line in the same set of L1 and in 1/64 of L2's sets, so a row
+ * with more buffers in flight than those sets hold (a cross row keeps
+ * over a thousand: the 1024-slot hand-off ring plus the pool's) measures
+ * A's write misses to L3, not the allocator; page-granular allocators
+ * (page_pool, the page allocator, aligned mallocs) always hit this, DPDK's
+ * mempool never, as it pads its objects (4160 bytes apart here) to spread
+ * them over lines. PEER_BUF_SIZE (4096) holds the line in either case.
  */
 static inline void
 peer_touch(void *buf)
 {
-	*(volatile unsigned char *)buf = 1;
+	uintptr_t a = (uintptr_t)buf;
+
+	*(volatile unsigned char *)(a + (((a >> 12) & peer_opts.touch_mask)
+					 << 6)) = 1;
 }
 
 /*
