@@ -60,6 +60,9 @@ for prog in "$@"; do
 			{ echo "FAIL: $name -T first"; fail=1; }
 		grep -q '^# .*touch spread,' <<<"$out" ||
 			{ echo "FAIL: $name: header without the default touch"; fail=1; }
+		# Cross rows start their clock after an untimed warm-up.
+		grep -q '^# .*(cross 1000 after [0-9]* untimed)' <<<"$out" ||
+			{ echo "FAIL: $name: header without the cross warm-up"; fail=1; }
 	fi
 	for bad in "-N 10" "-N abc" "-R 0" "-T 3" "-x" "extra"; do
 		# shellcheck disable=SC2086

@@ -144,10 +144,12 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 	peer_opts.cpu_a = nth_cpu(0);
 	peer_opts.cpu_b = nth_cpu(1);
 	pin_to(peer_opts.cpu_a);
-	printf("# %s: %s; N %llu (cross %llu), %u round(s), %d-byte "
-	       "buffers, touch %s, A on CPU %d, B on CPU %d, clock %s\n",
+	printf("# %s: %s; N %llu (cross %llu after %d untimed), %u "
+	       "round(s), %d-byte buffers, touch %s, A on CPU %d, B on CPU "
+	       "%d, clock %s\n",
 	       prog, what, (unsigned long long)peer_opts.n,
-	       (unsigned long long)peer_opts.n_cross, peer_opts.rounds,
+	       (unsigned long long)peer_opts.n_cross, PEER_CROSS_WARMUP,
+	       peer_opts.rounds,
 	       PEER_BUF_SIZE, peer_opts.touch_mask != 0 ? "spread" : "first",
 	       peer_opts.cpu_a, peer_opts.cpu_b, time_bench_clock_name());
 	fflush(stdout);
@@ -174,6 +176,7 @@ peer_cross_init(struct peer_cross *x, void *ctx, uint64_t n)
 		peer_die("ptr_ring_init failed");
 	x->ctx = ctx;
 	x->n = n;
+	x->n_warm = PEER_CROSS_WARMUP;
 	x->deadline = UINT64_MAX;
 	x->b_cpu = -1;
 }
@@ -203,10 +206,20 @@ peer_cross_a_begin(struct peer_cross *x, struct time_bench_record *rec)
 	/* A1: pairs with release R1 in peer_cross_b_enter(). */
 	while (pp_load_acquire(&x->ready) == 0)
 		sched_yield();
-	time_bench_start(rec);
-	x->deadline = rec->ts_start + PEER_CROSS_MAX_NS;
+	x->rec = rec;
 	/* R2: pairs with acquire A2: the ring and context are set up. */
 	pp_store_release(&x->start, 1);
+}
+
+void
+peer_cross_a_warm(struct peer_cross *x)
+{
+	/* A6: pairs with release R6 in peer_cross_consumer() (or B's own
+	 * loop): every warm-up buffer is back. */
+	while (pp_load_acquire(&x->warm) == 0)
+		pp_cpu_relax();
+	time_bench_start(x->rec);
+	x->deadline = x->rec->ts_start + PEER_CROSS_MAX_NS;
 }
 
 void
