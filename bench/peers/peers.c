@@ -20,7 +20,7 @@
 struct peer_opts peer_opts = {
 	.n = 10000000,
 	.rounds = 1,
-	.touch_mask = 63,
+	.touch_line = 0xfc0,
 };
 const char *peer_prog = "peers";
 
@@ -85,7 +85,7 @@ usage(FILE *out, const char *what, const char *extra_help)
 		"             row's lines are then its samples\n"
 		"  -T TOUCH   where each buffer is written: spread (default;\n"
 		"             the line (address / 4096) %% 64 of the buffer)\n"
-		"             or first (byte 0: 4 KiB-aligned buffers then\n"
+		"             or first (offset 0: 4 KiB-aligned buffers then\n"
 		"             share cache sets)\n"
 		"  -h         this text\n"
 		"%s"
@@ -118,9 +118,9 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 			break;
 		case 'T':
 			if (strcmp(optarg, "spread") == 0) {
-				peer_opts.touch_mask = 63;
+				peer_opts.touch_line = 0xfc0;
 			} else if (strcmp(optarg, "first") == 0) {
-				peer_opts.touch_mask = 0;
+				peer_opts.touch_line = 0;
 			} else {
 				fprintf(stderr, "%s: -T: '%s' is not spread "
 					"or first\n", prog, optarg);
@@ -150,7 +150,7 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 	       prog, what, (unsigned long long)peer_opts.n,
 	       (unsigned long long)peer_opts.n_cross, PEER_CROSS_WARMUP,
 	       peer_opts.rounds,
-	       PEER_BUF_SIZE, peer_opts.touch_mask != 0 ? "spread" : "first",
+	       PEER_BUF_SIZE, peer_opts.touch_line != 0 ? "spread" : "first",
 	       peer_opts.cpu_a, peer_opts.cpu_b, time_bench_clock_name());
 	fflush(stdout);
 }
