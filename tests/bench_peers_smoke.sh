@@ -54,7 +54,17 @@ for prog in "$@"; do
 		n2=$(timeout 60 "$prog" -N 4000 -R 2 2>&1 | grep -Ec "$line_re")
 		[ "$n2" -eq $((2 * n)) ] || { echo "FAIL: $name -R 2: $n2 lines, want $((2 * n))"; fail=1; }
 	fi
-	for bad in "-N 10" "-N abc" "-R 0" "-x" "extra"; do
+	# -T: the touched byte; first is the old harness's byte 0.
+	if [ "$name" = peer_pagepool ]; then
+		timeout 60 "$prog" -N 4000 -T first 2>&1 | grep -q '^# .*touch first,' ||
+			{ echo "FAIL: $name -T first"; fail=1; }
+		grep -q '^# .*touch spread,' <<<"$out" ||
+			{ echo "FAIL: $name: header without the default touch"; fail=1; }
+		# Cross rows start their clock after an untimed warm-up.
+		grep -q '^# .*(cross 1000 after [0-9]* untimed)' <<<"$out" ||
+			{ echo "FAIL: $name: header without the cross warm-up"; fail=1; }
+	fi
+	for bad in "-N 10" "-N abc" "-R 0" "-T 3" "-x" "extra"; do
 		# shellcheck disable=SC2086
 		"$prog" $bad >/dev/null 2>&1
 		rc=$?

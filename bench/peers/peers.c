@@ -20,6 +20,7 @@
 struct peer_opts peer_opts = {
 	.n = 10000000,
 	.rounds = 1,
+	.touch_line = 0xfc0,
 };
 const char *peer_prog = "peers";
 
@@ -73,7 +74,7 @@ static void
 usage(FILE *out, const char *what, const char *extra_help)
 {
 	fprintf(out,
-		"Usage: %s [-N COUNT] [-R ROUNDS]\n"
+		"Usage: %s [-N COUNT] [-R ROUNDS] [-T TOUCH]\n"
 		"%s\n"
 		"\n"
 		"  -N COUNT   round trips (same), items (spsc), 4000..%llu;\n"
@@ -82,6 +83,10 @@ usage(FILE *out, const char *what, const char *extra_help)
 		"  -R ROUNDS  run every row ROUNDS times, one round after\n"
 		"             another, in this one process (default 1); a\n"
 		"             row's lines are then its samples\n"
+		"  -T TOUCH   where each buffer is written: spread (default;\n"
+		"             the line (address / 4096) %% 64 of the buffer)\n"
+		"             or first (offset 0: 4 KiB-aligned buffers then\n"
+		"             share cache sets)\n"
 		"  -h         this text\n"
 		"%s"
 		"\n"
@@ -99,7 +104,7 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 	int c;
 
 	peer_prog = prog;
-	while ((c = getopt(argc, argv, "N:R:h")) != -1) {
+	while ((c = getopt(argc, argv, "N:R:T:h")) != -1) {
 		switch (c) {
 		case 'N':
 			/* time_bench needs every count in [1000, 2^32), and
@@ -110,6 +115,17 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 		case 'R':
 			peer_opts.rounds = (unsigned int)pp_tool_parse_num(
 				prog, "-R", optarg, 1, 1000);
+			break;
+		case 'T':
+			if (strcmp(optarg, "spread") == 0) {
+				peer_opts.touch_line = 0xfc0;
+			} else if (strcmp(optarg, "first") == 0) {
+				peer_opts.touch_line = 0;
+			} else {
+				fprintf(stderr, "%s: -T: '%s' is not spread "
+					"or first\n", prog, optarg);
+				exit(2);
+			}
 			break;
 		case 'h':
 			usage(stdout, what, extra_help);
@@ -128,11 +144,13 @@ peer_init(int argc, char **argv, const char *prog, const char *what,
 	peer_opts.cpu_a = nth_cpu(0);
 	peer_opts.cpu_b = nth_cpu(1);
 	pin_to(peer_opts.cpu_a);
-	printf("# %s: %s; N %llu (cross %llu), %u round(s), %d-byte "
-	       "buffers, A on CPU %d, B on CPU %d, clock %s\n",
+	printf("# %s: %s; N %llu (cross %llu after %d untimed), %u "
+	       "round(s), %d-byte buffers, touch %s, A on CPU %d, B on CPU "
+	       "%d, clock %s\n",
 	       prog, what, (unsigned long long)peer_opts.n,
-	       (unsigned long long)peer_opts.n_cross, peer_opts.rounds,
-	       PEER_BUF_SIZE,
+	       (unsigned long long)peer_opts.n_cross, PEER_CROSS_WARMUP,
+	       peer_opts.rounds,
+	       PEER_BUF_SIZE, peer_opts.touch_line != 0 ? "spread" : "first",
 	       peer_opts.cpu_a, peer_opts.cpu_b, time_bench_clock_name());
 	fflush(stdout);
 }
@@ -158,6 +176,7 @@ peer_cross_init(struct peer_cross *x, void *ctx, uint64_t n)
 		peer_die("ptr_ring_init failed");
 	x->ctx = ctx;
 	x->n = n;
+	x->n_warm = PEER_CROSS_WARMUP;
 	x->deadline = UINT64_MAX;
 	x->b_cpu = -1;
 }
@@ -187,10 +206,20 @@ peer_cross_a_begin(struct peer_cross *x, struct time_bench_record *rec)
 	/* A1: pairs with release R1 in peer_cross_b_enter(). */
 	while (pp_load_acquire(&x->ready) == 0)
 		sched_yield();
-	time_bench_start(rec);
-	x->deadline = rec->ts_start + PEER_CROSS_MAX_NS;
+	x->rec = rec;
 	/* R2: pairs with acquire A2: the ring and context are set up. */
 	pp_store_release(&x->start, 1);
+}
+
+void
+peer_cross_a_warm(struct peer_cross *x)
+{
+	/* A6: pairs with release R6 in peer_cross_consumer() (or B's own
+	 * loop): every warm-up buffer is back. */
+	while (pp_load_acquire(&x->warm) == 0)
+		pp_cpu_relax();
+	time_bench_start(x->rec);
+	x->deadline = x->rec->ts_start + PEER_CROSS_MAX_NS;
 }
 
 void

@@ -8,7 +8,7 @@
  *
  * Every row prints the kernel's time_bench line, "Type:<peer>_<op>_<mode>
  * Per elem: N cycles(tsc) N.N ns ...", where one element is one buffer
- * round trip (allocate, write one byte, free) or one ring item, and <mode>
+ * round trip (allocate, write one word, free) or one ring item, and <mode>
  * is one of:
  *   same   one thread, pinned, allocates, touches and frees N buffers
  *   cross  thread A (first usable CPU) allocates and touches, passes each
@@ -18,9 +18,9 @@
  *          2 s)
  *   spsc   ring peers: A produces 1..N, B consumes and checks the order
  *
- * Each get function writes one byte of the buffer it returns, so no
+ * Each get function writes one word of the buffer it returns, so no
  * allocator gets away with handing out memory it never faults in or
- * touches.
+ * touches. Which byte: see peer_touch().
  *
  * The loops are always_inline templates taking the allocator's functions
  * as constant arguments, so each row compiles to the direct calls (or
@@ -56,13 +56,15 @@ struct peer_opts {
 	uint64_t n_cross;	/* cross rows: n / 4 */
 	int cpu_a, cpu_b;	/* the CPUs A and B are pinned to */
 	unsigned int rounds;	/* -R: every row this many times, in turn */
+	/* -T: 0xfc0 (spread, the default) or 0 (first): see peer_touch() */
+	unsigned int touch_line;
 };
 
 extern struct peer_opts peer_opts;
 extern const char *peer_prog;
 
 /*
- * Parse -N COUNT, -R ROUNDS and -h; fill peer_opts and print the program's header
+ * Parse -N COUNT, -R ROUNDS, -T TOUCH and -h; fill peer_opts and print the program's header
  * ("# <prog>: N ..., A on CPU x, B on CPU y"). @extra_help is appended to
  * the usage text. Exits 2 on bad usage.
  */
@@ -84,14 +86,31 @@ peer_escape(void *p)
 }
 
 /*
- * The one-byte write every row does to every buffer, in the allocator's
+ * The one write every row does to every buffer, in the allocator's
  * get function (a page row's handle is its struct page, its memory is
  * page_address()).
+ *
+ * Where in the buffer: by default (-T spread) at the start of cache line
+ * (address / 4096) % 64 of the buffer, the same arithmetic for every
+ * allocator. Writing byte 0 (-T first) puts every 4 KiB-aligned buffer's
+ * touched line in the same set of L1 and in 1/64 of L2's sets, so a row
+ * with more buffers in flight than those sets hold (a cross row keeps
+ * over a thousand: the 1024-slot hand-off ring plus the pool's) measures
+ * A's write misses to L3, not the allocator; page-granular allocators
+ * (page_pool, the page allocator, aligned mallocs) always hit this, DPDK's
+ * mempool never, as it pads its objects (4160 bytes apart here) to spread
+ * them over lines. PEER_BUF_SIZE (4096) holds the line in either case.
+ * The write is one aligned 8-byte word, not a byte: a char store may
+ * alias the mask, which a loop would then reload after every touch (a
+ * tenth of a nanosecond in DPDK's bulk row); this one cannot, so the
+ * touch costs a shift, an and and an add.
  */
 static inline void
 peer_touch(void *buf)
 {
-	*(volatile unsigned char *)buf = 1;
+	uintptr_t a = (uintptr_t)buf;
+
+	*(volatile uint64_t *)(a + ((a >> 6) & peer_opts.touch_line)) = 1;
 }
 
 /*
@@ -131,16 +150,29 @@ peer_same_loop(void *ctx, uint64_t n, void *(*get)(void *ctx),
  */
 #define PEER_CROSS_MAX_NS 2000000000ull
 
+/*
+ * Untimed buffers through a cross row's two threads before its clock
+ * starts, as PEER_WARMUP for a same-thread row: the pages an allocator
+ * faults in on first use (page_pool, the mallocs; DPDK populates its
+ * pool at create time) and the buffers its steady state keeps in flight
+ * (over a thousand: the hand-off ring's 1024 and the allocator's caches)
+ * stay out of the figure. A starts the clock once B freed them all.
+ */
+#define PEER_CROSS_WARMUP 16384
+
 struct peer_cross {
 	struct ptr_ring ring;	/* A -> B, __ptr_ring_produce/consume */
 	void *ctx;		/* the allocator's state */
-	uint64_t n;
+	uint64_t n;		/* timed buffers */
+	uint64_t n_warm;	/* untimed ones before (PEER_CROSS_WARMUP) */
 	uint64_t deadline;	/* wall clock, ns; A checks every 1024 */
+	struct time_bench_record *rec;	/* started after the warm-up */
 	bool timed_out;
 	int ready;		/* B pinned and waiting */
 	int start;		/* A's go */
+	int warm;		/* B freed the warm-up buffers */
 	int b_cpu;
-	uint64_t freed;		/* by B */
+	uint64_t freed;		/* by B, timed ones */
 };
 
 /* Set up @x for @n buffers of allocator state @ctx. */
@@ -154,10 +186,14 @@ void peer_cross_fini(struct peer_cross *x);
 void peer_cross_b_enter(struct peer_cross *x, bool pin);
 
 /*
- * A's side: wait until B is ready, start @rec and release B. The caller
- * then runs its producer loop and, once B is done, time_bench_stop().
+ * A's side: wait until B is ready and release B. The caller then runs its
+ * producer loop (which starts @rec after the warm-up) and, once B is
+ * done, time_bench_stop().
  */
 void peer_cross_a_begin(struct peer_cross *x, struct time_bench_record *rec);
+
+/* A, after the warm-up: wait until B freed it all, start the clock. */
+void peer_cross_a_warm(struct peer_cross *x);
 
 /*
  * Run a cross row with B as a pthread on cpu_b running @b_main(x), A being
@@ -166,15 +202,15 @@ void peer_cross_a_begin(struct peer_cross *x, struct time_bench_record *rec);
 void peer_cross_run(const char *type, void *ctx, void *(*b_main)(void *),
 		    uint64_t (*a_main)(struct peer_cross *x));
 
-/* A: allocate (get touches), pass; returns the buffers passed. */
+/* A: allocate (get touches) and pass @n buffers; returns how many. */
 static inline __attribute__((always_inline)) uint64_t
-peer_cross_producer(struct peer_cross *x, void *(*get)(void *ctx))
+peer_cross_pass(struct peer_cross *x, uint64_t n, void *(*get)(void *ctx))
 {
 	struct ptr_ring *r = &x->ring;
 	void *ctx = x->ctx;
 	uint64_t i;
 
-	for (i = 0; i < x->n; i++) {
+	for (i = 0; i < n; i++) {
 		void *buf;
 
 		if (__builtin_expect((i & 1023) == 1023, 0) &&
@@ -189,6 +225,17 @@ peer_cross_producer(struct peer_cross *x, void *(*get)(void *ctx))
 			pp_cpu_relax();
 	}
 	return i;
+}
+
+/* A: the warm-up, then the timed buffers; returns the timed ones passed
+ * (0 if the warm-up's allocations failed). */
+static inline __attribute__((always_inline)) uint64_t
+peer_cross_producer(struct peer_cross *x, void *(*get)(void *ctx))
+{
+	if (peer_cross_pass(x, x->n_warm, get) < x->n_warm)
+		return 0;
+	peer_cross_a_warm(x);
+	return peer_cross_pass(x, x->n, get);
 }
 
 /*
@@ -206,28 +253,45 @@ peer_cross_stopped(struct peer_cross *x)
 	return pp_load_acquire(&x->start) == 2;
 }
 
-/* B: take each buffer off the ring and free it, until @n were freed. */
-static inline __attribute__((always_inline)) void
-peer_cross_consumer(struct peer_cross *x, void (*put)(void *ctx, void *buf))
+/*
+ * B: take buffers off the ring and free them, until @n were freed or A
+ * stopped early; returns how many.
+ */
+static inline __attribute__((always_inline)) uint64_t
+peer_cross_drain(struct peer_cross *x, uint64_t n,
+		 void (*put)(void *ctx, void *buf))
 {
 	struct ptr_ring *r = &x->ring;
 	void *ctx = x->ctx;
 	uint64_t got;
 
-	for (got = 0; got < x->n; got++) {
+	for (got = 0; got < n; got++) {
 		void *buf;
 
 		while ((buf = __ptr_ring_consume(r)) == NULL) {
 			if (peer_cross_stopped(x) &&
 			    (buf = __ptr_ring_consume(r)) == NULL)
-				goto out;
+				return got;
 			if (buf != NULL)
 				break;
 			pp_cpu_relax();
 		}
 		put(ctx, buf);
 	}
-out:
+	return got;
+}
+
+/* B: the warm-up (then tell A), then the timed buffers. */
+static inline __attribute__((always_inline)) void
+peer_cross_consumer(struct peer_cross *x, void (*put)(void *ctx, void *buf))
+{
+	uint64_t got = 0;
+
+	if (peer_cross_drain(x, x->n_warm, put) == x->n_warm) {
+		/* R6: pairs with acquire A6 in peer_cross_a_warm(). */
+		pp_store_release(&x->warm, 1);
+		got = peer_cross_drain(x, x->n, put);
+	}
 	pp_store_release(&x->freed, got);
 }
 

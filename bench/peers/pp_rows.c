@@ -133,16 +133,15 @@ pp_cross_b(void *arg)
  * does for its puts); the bulk call saves the per-page call.
  */
 
-static void *
-pp_cross_b_bulk(void *arg)
+/* B's loop for @n pages, 32 at a time; returns how many it put. */
+static uint64_t
+pp_cross_drain_bulk(struct peer_cross *x, uint64_t n)
 {
-	struct peer_cross *x = arg;
 	struct page *batch[PP_BULK];
 	unsigned int nb = 0;
 	uint64_t got;
 
-	peer_cross_b_enter(x, true);
-	for (got = 0; got < x->n; got++) {
+	for (got = 0; got < n; got++) {
 		struct page *page;
 
 		while ((page = __ptr_ring_consume(&x->ring)) == NULL) {
@@ -162,6 +161,22 @@ pp_cross_b_bulk(void *arg)
 out:
 	if (nb > 0)
 		page_pool_put_page_bulk(batch, nb);
+	return got;
+}
+
+static void *
+pp_cross_b_bulk(void *arg)
+{
+	struct peer_cross *x = arg;
+	uint64_t got = 0;
+
+	peer_cross_b_enter(x, true);
+	/* The warm-up, as peer_cross_consumer() does it. */
+	if (pp_cross_drain_bulk(x, x->n_warm) == x->n_warm) {
+		/* R6: pairs with acquire A6 in peer_cross_a_warm(). */
+		pp_store_release(&x->warm, 1);
+		got = pp_cross_drain_bulk(x, x->n);
+	}
 	pp_store_release(&x->freed, got);
 	return NULL;
 }

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "mm/page_alloc_priv.h"
 #include "page_pool_priv.h"
 
 /*
@@ -68,9 +69,21 @@ refill_alloc_cache(struct page_pool *pool)
 	want = count < PP_ALLOC_CACHE_REFILL
 		       ? (int)(PP_ALLOC_CACHE_REFILL - count) : 1;
 	got = __ptr_ring_consume_batched(r, (void **)&cache[count], want);
-	for (i = 0; i < got; i++) {
-		if (PP_UNLIKELY(page_to_nid(cache[count + i]) != pref_nid))
-			break;
+	/*
+	 * With one node the allocator puts every page on node 0, so the
+	 * node test can only fail for another preference (which
+	 * page_pool_create() and page_pool_update_nid() reject there).
+	 * Skipping it saves a read of each page's struct page on the
+	 * owner's side of a cross-thread return, as the kernel's test
+	 * compiles away without CONFIG_NUMA.
+	 */
+	i = got;
+	if (PP_UNLIKELY(pref_nid != 0 || _pp_numa_nr_nodes() > 1)) {
+		for (i = 0; i < got; i++) {
+			if (PP_UNLIKELY(page_to_nid(cache[count + i]) !=
+					pref_nid))
+				break;
+		}
 	}
 	if (PP_UNLIKELY(i < got)) {
 		/*
