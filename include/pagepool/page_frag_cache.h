@@ -44,7 +44,9 @@
  * page_frag_commit(); page_frag_alloc_refill_probe() tells whether the
  * space right after the previous fragment is still free, so data can be
  * appended to that fragment (page_frag_commit_noref()) instead of taking a
- * new one; page_frag_alloc_abort() undoes the latest allocation.
+ * new one; page_frag_alloc_abort() undoes the latest allocation. As in the
+ * series, the fast paths of prepare, probe and commit are inline in this
+ * header (except in PP_DEBUG builds), the rest is the library's.
  *
  * Per-thread caches: netdev_alloc_frag() and friends allocate from a cache
  * owned by the calling thread (the kernel's per-CPU netdev_alloc_cache),
@@ -385,7 +387,9 @@ __page_frag_alloc_refill_probe_inline(struct page_frag_cache *nc,
  * Context: the cache's owner, with @pfrag from the latest prepare or probe.
  * Return: the bytes the cache advanced (@used_sz plus alignment padding,
  * the fragment's truesize); -EINVAL for a NULL argument, @used_sz 0 or
- * above @pfrag->size, or a @pfrag that is not the cache's current space.
+ * above @pfrag->size, or a @pfrag that is not the cache's current space
+ * (also one whose offset + @used_sz runs past the block: in PP_DEBUG
+ * builds and by the parenthesised name only, see the inline fast path).
  */
 PP_API int page_frag_commit(struct page_frag_cache *nc,
 			    const struct page_frag *pfrag,
