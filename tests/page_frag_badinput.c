@@ -95,11 +95,35 @@ main(void)
 	bogus = pf;
 	bogus.offset = PAGE_FRAG_CACHE_MAX_SIZE - 1;
 	bogus.size = 100;
+	/* Space running past the block (a page_frag no prepare or probe
+	 * filled): the exported function refuses it in every build, the
+	 * header's inline fast path only in PP_DEBUG builds, which call the
+	 * exported function (the kernel's VM_BUG_ON). */
+	CHECK_EQ((page_frag_commit)(&nc, &bogus, 2), -EINVAL);
+	CHECK_EQ((page_frag_commit_noref)(&nc, &bogus, 2), -EINVAL);
+#if defined(PP_DEBUG) && PP_DEBUG
 	CHECK_EQ(page_frag_commit(&nc, &bogus, 2), -EINVAL);
+#endif
+	/* Every check the inline path keeps, through it and through the
+	 * exported function alike. */
+	CHECK_EQ((page_frag_commit)(&nc, &pf, 0), -EINVAL);
+	CHECK_EQ((page_frag_commit)(&nc, &pf, pf.size + 1), -EINVAL);
+	bogus = pf;
+	bogus.page = virt_to_page(va + PAGE_SIZE);
+	CHECK_EQ((page_frag_commit)(&nc, &bogus, 1), -EINVAL);
+	CHECK_EQ((page_frag_commit_noref)(&nc, &pf, 1), -EINVAL);
+	EXPECT_NULL_EINVAL((page_frag_alloc_refill_probe)(&nc, 0, &pf));
+	EXPECT_NULL_EINVAL((__page_frag_alloc_refill_prepare_align)(
+		&nc, 10, &pf, GFP_KERNEL, 0x0f0u));
 	CHECK_EQ(page_frag_commit_noref(&nc, &pf, 1), -EINVAL);
 	CHECK_EQ(page_frag_alloc_abort(&nc, va, 10), -EINVAL); /* none out */
 	CHECK(memcmp(&nc, &copy, sizeof(nc)) == 0);
 	CHECK_EQ(page_frag_commit(&nc, &pf, 10), 10);
+	/* The same space again: behind the cache's offset, refused. */
+	copy = nc;
+	CHECK_EQ(page_frag_commit(&nc, &pf, 1), -EINVAL);
+	CHECK_EQ(page_frag_commit_noref(&nc, &pf, 1), -EINVAL);
+	CHECK(memcmp(&nc, &copy, sizeof(nc)) == 0);
 	CHECK_EQ(page_frag_alloc_abort(&nc, NULL, 10), -EINVAL);
 	CHECK_EQ(page_frag_alloc_abort(&nc, va, 0), -EINVAL);
 	CHECK_EQ(page_frag_alloc_abort(&nc, va, 11), -EINVAL);

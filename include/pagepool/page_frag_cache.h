@@ -44,7 +44,9 @@
  * page_frag_commit(); page_frag_alloc_refill_probe() tells whether the
  * space right after the previous fragment is still free, so data can be
  * appended to that fragment (page_frag_commit_noref()) instead of taking a
- * new one; page_frag_alloc_abort() undoes the latest allocation.
+ * new one; page_frag_alloc_abort() undoes the latest allocation. As in the
+ * series, the fast paths of prepare, probe and commit are inline in this
+ * header (except in PP_DEBUG builds), the rest is the library's.
  *
  * Per-thread caches: netdev_alloc_frag() and friends allocate from a cache
  * owned by the calling thread (the kernel's per-CPU netdev_alloc_cache),
@@ -107,13 +109,37 @@ PP_STATIC_ASSERT(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
  * @offset: where the next fragment starts in the block.
  * @pagecnt_bias: references of the block the cache still holds and has not
  *	handed out.
+ * @page: head page of the cached block; NULL when none is cached.
+ *	pagepool's, not the kernel's: the kernel's virt_to_page() is
+ *	arithmetic, ours a region lookup, so the cache keeps what the
+ *	lookup would find for the prepare, probe and commit fast paths.
  *
- * Zero-filled (or page_frag_cache_init()) is an empty cache.
+ * Zero-filled (or page_frag_cache_init()) is an empty cache. The first
+ * three members are the kernel's, at the kernel's offsets.
  */
 struct page_frag_cache {
 	unsigned long encoded_page;
 	uint32_t offset;
 	uint32_t pagecnt_bias;
+	struct page *page;
+};
+
+/*
+ * The rewind's stride (see the DOC above): the fast paths send a request
+ * that leaves the 4 KiB stride of the last byte handed out to the
+ * library, which looks at the block's count there. A power of two no
+ * larger than a page, so the block's end is a stride boundary and the one
+ * test also catches a request that does not fit. An enum, not a macro,
+ * it is no API; the library may be built with another stride
+ * (-DPFC_REWIND_STRIDE=N), which its inline callers then share if they
+ * define the same.
+ */
+enum {
+#ifdef PFC_REWIND_STRIDE
+	__PAGE_FRAG_CACHE_STRIDE = PFC_REWIND_STRIDE
+#else
+	__PAGE_FRAG_CACHE_STRIDE = PAGE_SIZE < 4096 ? PAGE_SIZE : 4096
+#endif
 };
 
 /**
@@ -234,6 +260,51 @@ __page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
 				       struct page_frag *pfrag, gfp_t gfp,
 				       unsigned int align_mask);
 
+#if !(defined(PP_DEBUG) && PP_DEBUG) && !defined(PAGEPOOL_BUILDING_LIB)
+/*
+ * The inline fast path, which calls of
+ * __page_frag_alloc_refill_prepare_align() (and so of the prepare
+ * wrappers below) reach through the macro after it, as the kernel's
+ * prepare/probe/commit calls are inline: room in the current stride of the
+ * cached block is described without a call. Anything else (no block, the
+ * stride left, bad input) is the exported function's, which the name in
+ * parentheses still calls. The argument checks are compares that fold
+ * away for constant arguments.
+ */
+static PP_ALWAYS_INLINE void *
+__page_frag_alloc_refill_prepare_align_inline(struct page_frag_cache *nc,
+					      unsigned int fragsz,
+					      struct page_frag *pfrag,
+					      gfp_t gfp,
+					      unsigned int align_mask)
+{
+	unsigned long cur, off, enc, low = ~align_mask;
+
+	if (PP_LIKELY(nc != NULL && pfrag != NULL &&
+		      fragsz - 1 < (unsigned long)PAGE_FRAG_CACHE_MAX_SIZE &&
+		      (low & (low + 1)) == 0 && low < PAGE_SIZE)) {
+		cur = nc->offset;
+		off = (cur + low) & ~low;
+		if (PP_LIKELY(((cur - 1) ^ (off + fragsz - 1)) <
+			      (unsigned long)__PAGE_FRAG_CACHE_STRIDE)) {
+			enc = nc->encoded_page;
+			pfrag->page = nc->page;
+			pfrag->offset = (uint32_t)off;
+			pfrag->size = (uint32_t)((PAGE_SIZE
+						  << (enc &
+						      PAGE_FRAG_CACHE_ORDER_MASK)) -
+						 off);
+			return (char *)(enc & PAGE_MASK) + off;
+		}
+	}
+	return (__page_frag_alloc_refill_prepare_align)(nc, fragsz, pfrag, gfp,
+							align_mask);
+}
+#define __page_frag_alloc_refill_prepare_align(nc, fragsz, pfrag, gfp, mask)  \
+	__page_frag_alloc_refill_prepare_align_inline(nc, fragsz, pfrag, gfp,  \
+						      mask)
+#endif
+
 /** page_frag_alloc_refill_prepare_align() - with a power-of-two @align. */
 static inline void *
 page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
@@ -276,6 +347,39 @@ PP_API void *page_frag_alloc_refill_probe(struct page_frag_cache *nc,
 					  unsigned int fragsz,
 					  struct page_frag *pfrag);
 
+#if !(defined(PP_DEBUG) && PP_DEBUG) && !defined(PAGEPOOL_BUILDING_LIB)
+/*
+ * The inline fast path (through the macro below, as for prepare): room
+ * in the current stride is described without a call; the rest, rewind
+ * included, is the exported function's.
+ */
+static PP_ALWAYS_INLINE void *
+__page_frag_alloc_refill_probe_inline(struct page_frag_cache *nc,
+				      unsigned int fragsz,
+				      struct page_frag *pfrag)
+{
+	unsigned long off, enc;
+
+	if (PP_LIKELY(nc != NULL && pfrag != NULL && fragsz != 0)) {
+		off = nc->offset;
+		if (PP_LIKELY(((off - 1) ^ (off + fragsz - 1)) <
+			      (unsigned long)__PAGE_FRAG_CACHE_STRIDE)) {
+			enc = nc->encoded_page;
+			pfrag->page = nc->page;
+			pfrag->offset = (uint32_t)off;
+			pfrag->size = (uint32_t)((PAGE_SIZE
+						  << (enc &
+						      PAGE_FRAG_CACHE_ORDER_MASK)) -
+						 off);
+			return (char *)(enc & PAGE_MASK) + off;
+		}
+	}
+	return (page_frag_alloc_refill_probe)(nc, fragsz, pfrag);
+}
+#define page_frag_alloc_refill_probe(nc, fragsz, pfrag)                       \
+	__page_frag_alloc_refill_probe_inline(nc, fragsz, pfrag)
+#endif
+
 /**
  * page_frag_commit() - allocate the first @used_sz bytes of the space
  * @pfrag describes, as a fragment holding its own reference.
@@ -283,7 +387,9 @@ PP_API void *page_frag_alloc_refill_probe(struct page_frag_cache *nc,
  * Context: the cache's owner, with @pfrag from the latest prepare or probe.
  * Return: the bytes the cache advanced (@used_sz plus alignment padding,
  * the fragment's truesize); -EINVAL for a NULL argument, @used_sz 0 or
- * above @pfrag->size, or a @pfrag that is not the cache's current space.
+ * above @pfrag->size, or a @pfrag that is not the cache's current space
+ * (also one whose offset + @used_sz runs past the block: in PP_DEBUG
+ * builds and by the parenthesised name only, see the inline fast path).
  */
 PP_API int page_frag_commit(struct page_frag_cache *nc,
 			    const struct page_frag *pfrag,
@@ -299,6 +405,46 @@ PP_API int page_frag_commit(struct page_frag_cache *nc,
 PP_API int page_frag_commit_noref(struct page_frag_cache *nc,
 				  const struct page_frag *pfrag,
 				  unsigned int used_sz);
+
+#if !(defined(PP_DEBUG) && PP_DEBUG) && !defined(PAGEPOOL_BUILDING_LIB)
+/*
+ * The inline fast path of both commits (through the macros below; @ref:
+ * page_frag_commit(), else page_frag_commit_noref()). Kept in every build,
+ * a compare each, are the checks of what a caller gets wrong: a NULL
+ * argument, @used_sz 0 or above @pfrag->size, a @pfrag of another block
+ * or of an empty cache, one already committed (its offset behind the
+ * cache's), and for _noref a block with no fragment out. That
+ * @pfrag->offset + @used_sz lies in the block, which holds for any
+ * @pfrag the prepare and probe calls filled, is checked by the exported
+ * functions, which PP_DEBUG builds call (the kernel's VM_BUG_ON, in debug
+ * kernels only). A call that fails a check goes to the exported function,
+ * which refuses it.
+ */
+static PP_ALWAYS_INLINE int
+__page_frag_commit_inline(struct page_frag_cache *nc,
+			  const struct page_frag *pfrag, unsigned int used_sz,
+			  bool ref)
+{
+	uint32_t old;
+
+	if (PP_LIKELY(nc != NULL && pfrag != NULL && nc->page != NULL &&
+		      pfrag->page == nc->page && used_sz - 1 < pfrag->size &&
+		      pfrag->offset >= (old = nc->offset) &&
+		      (ref || nc->pagecnt_bias <=
+				      (uint32_t)PAGE_FRAG_CACHE_MAX_SIZE))) {
+		if (ref)
+			nc->pagecnt_bias--;
+		nc->offset = pfrag->offset + used_sz;
+		return (int)(nc->offset - old);
+	}
+	return ref ? (page_frag_commit)(nc, pfrag, used_sz)
+		   : (page_frag_commit_noref)(nc, pfrag, used_sz);
+}
+#define page_frag_commit(nc, pfrag, used_sz)                                  \
+	__page_frag_commit_inline(nc, pfrag, used_sz, true)
+#define page_frag_commit_noref(nc, pfrag, used_sz)                            \
+	__page_frag_commit_inline(nc, pfrag, used_sz, false)
+#endif
 
 /**
  * page_frag_alloc_abort() - undo the latest allocation, the @fragsz bytes

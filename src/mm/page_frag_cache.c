@@ -67,8 +67,10 @@
  * reply (docs/benchmarks.md). -DPFC_REWIND_STRIDE=N to measure another.
  */
 #ifndef PFC_REWIND_STRIDE
-#define PFC_REWIND_STRIDE	(PAGE_SIZE < 4096 ? PAGE_SIZE : 4096UL)
+#define PFC_REWIND_STRIDE	((unsigned long)__PAGE_FRAG_CACHE_STRIDE)
 #endif
+_Static_assert(PFC_REWIND_STRIDE == __PAGE_FRAG_CACHE_STRIDE,
+	       "the header's inline fast paths use the same stride");
 _Static_assert((PFC_REWIND_STRIDE & (PFC_REWIND_STRIDE - 1)) == 0 &&
 		       PFC_REWIND_STRIDE <= PAGE_SIZE,
 	       "the stride must be a power of two dividing every block");
@@ -109,13 +111,6 @@ static inline bool
 encoded_pfmemalloc(unsigned long enc)
 {
 	return (enc & PAGE_FRAG_CACHE_PFMEMALLOC_BIT) != 0;
-}
-
-/* The head page: the address is the block's first byte. */
-static inline struct page *
-encoded_page(unsigned long enc)
-{
-	return virt_to_page(encoded_va(enc));
 }
 
 /* Is @mask of the form -2^k, 2^k <= PAGE_SIZE? */
@@ -361,6 +356,7 @@ frag_cache_refill(struct page_frag_cache *nc, gfp_t gfp)
 	/* Empty, offset 0 included: the fast paths' test relies on it. */
 	nc->encoded_page = 0;
 	nc->offset = 0;
+	nc->page = NULL;
 	if (PAGE_FRAG_CACHE_MAX_ORDER > 0)
 		page = alloc_pages_node(NUMA_NO_NODE,
 					gfp | __GFP_COMP | __GFP_NOWARN |
@@ -375,6 +371,7 @@ frag_cache_refill(struct page_frag_cache *nc, gfp_t gfp)
 	}
 	nc->encoded_page = encode_page(page_address(page), order,
 				       page_is_pfmemalloc(page));
+	nc->page = page;
 	/* An add, not a set, as the kernel: a speculative reference taken
 	 * meanwhile (get_page_unless_zero() there) must not be lost.
 	 * Relaxed: we hold a reference, see page_ref_add(). */
@@ -404,7 +401,7 @@ frag_cache_renew(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp)
 		errno = ENOMEM;
 		return NULL;
 	}
-	page = encoded_page(enc);
+	page = nc->page;
 	/*
 	 * R2/A2 (page_ref_sub_and_test()): the release half publishes our
 	 * writes to fragments we still hold in bias to whoever frees last;
@@ -509,9 +506,9 @@ frag_cache_reserve_slow(struct page_frag_cache *nc, unsigned int fragsz,
 	if (PP_UNLIKELY(nc->encoded_page == 0)) {
 		if (!frag_cache_refill(nc, gfp))
 			return NULL;
-		page = encoded_page(nc->encoded_page);
+		page = nc->page;
 	} else {
-		page = encoded_page(nc->encoded_page);
+		page = nc->page;
 		frag_cache_try_rewind(nc, page);
 	}
 	sz = (unsigned int)(PAGE_SIZE << encoded_order(nc->encoded_page));
@@ -526,7 +523,7 @@ frag_cache_reserve_slow(struct page_frag_cache *nc, unsigned int fragsz,
 		sz = (unsigned int)(PAGE_SIZE
 				    << encoded_order(nc->encoded_page));
 		off = 0;
-		page = encoded_page(nc->encoded_page);
+		page = nc->page;
 	}
 	*offset = off;
 	*size = sz;
@@ -635,6 +632,7 @@ page_frag_cache_init(struct page_frag_cache *nc)
 	nc->encoded_page = 0;
 	nc->offset = 0;
 	nc->pagecnt_bias = 0;
+	nc->page = NULL;
 }
 
 bool
@@ -672,11 +670,11 @@ page_frag_cache_drain(struct page_frag_cache *nc)
 	}
 	if (nc->encoded_page == 0)
 		return;
-	__page_frag_cache_drain(encoded_page(nc->encoded_page),
-				nc->pagecnt_bias);
+	__page_frag_cache_drain(nc->page, nc->pagecnt_bias);
 	nc->encoded_page = 0;
 	nc->offset = 0;
 	nc->pagecnt_bias = 0;
+	nc->page = NULL;
 }
 
 /*
@@ -684,11 +682,12 @@ page_frag_cache_drain(struct page_frag_cache *nc)
  */
 
 /*
- * prepare's slow path: no block yet, or no room for @fragsz in it. Out of
- * line, so the common case (room left in the block) is a leaf call that
- * saves no registers.
+ * prepare's slow path: no block yet, or no room for @fragsz in it. Inlined
+ * into the exported function, which the header's inline fast path calls
+ * only for this (PP_DEBUG builds and calls of the parenthesised name for
+ * everything).
  */
-static __attribute__((noinline)) void *
+static PP_ALWAYS_INLINE void *
 frag_prepare_slow(struct page_frag_cache *nc, unsigned int fragsz,
 		  struct page_frag *pfrag, gfp_t gfp, unsigned int align_mask)
 {
@@ -706,11 +705,15 @@ frag_prepare_slow(struct page_frag_cache *nc, unsigned int fragsz,
 	return va + off;
 }
 
+/* The exported functions the header's inline fast paths fall back to
+ * (and PP_DEBUG builds call): the names in parentheses, so that a
+ * translation unit that sees the header's macros (the GenMC harnesses
+ * include this file) still defines them. */
 void *
-__page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
-				       unsigned int fragsz,
-				       struct page_frag *pfrag, gfp_t gfp,
-				       unsigned int align_mask)
+(__page_frag_alloc_refill_prepare_align)(struct page_frag_cache *nc,
+					 unsigned int fragsz,
+					 struct page_frag *pfrag, gfp_t gfp,
+					 unsigned int align_mask)
 {
 	unsigned long enc;
 	unsigned int off, sz;
@@ -725,7 +728,7 @@ __page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
 		return frag_prepare_slow(nc, fragsz, pfrag, gfp, align_mask);
 	enc = nc->encoded_page;
 	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	pfrag->page = encoded_page(enc);
+	pfrag->page = nc->page;
 	pfrag->offset = off;
 	pfrag->size = sz - off;
 	return (char *)encoded_va(enc) + off;
@@ -746,7 +749,7 @@ frag_probe_slow(struct page_frag_cache *nc, unsigned int fragsz,
 
 	if (enc == 0 || fragsz > sz)
 		goto nospc;
-	page = encoded_page(enc);
+	page = nc->page;
 	frag_cache_try_rewind(nc, page);
 	if (nc->offset + fragsz > sz)
 		goto nospc;
@@ -760,8 +763,8 @@ nospc:
 }
 
 void *
-page_frag_alloc_refill_probe(struct page_frag_cache *nc, unsigned int fragsz,
-			     struct page_frag *pfrag)
+(page_frag_alloc_refill_probe)(struct page_frag_cache *nc,
+			       unsigned int fragsz, struct page_frag *pfrag)
 {
 	unsigned long enc;
 	unsigned int sz, off;
@@ -775,7 +778,7 @@ page_frag_alloc_refill_probe(struct page_frag_cache *nc, unsigned int fragsz,
 		return frag_probe_slow(nc, fragsz, pfrag);
 	enc = nc->encoded_page;
 	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	pfrag->page = encoded_page(enc);
+	pfrag->page = nc->page;
 	pfrag->offset = off;
 	pfrag->size = sz - off;
 	return (char *)encoded_va(enc) + off;
@@ -798,7 +801,7 @@ commit_check(const struct page_frag_cache *nc, const struct page_frag *pfrag,
 	enc = nc->encoded_page;
 	end = (unsigned long)pfrag->offset + used_sz;
 	if (PP_UNLIKELY(enc == 0 || (used_sz - 1) >= pfrag->size ||
-			page_address(pfrag->page) != encoded_va(enc) ||
+			pfrag->page != nc->page ||
 			pfrag->offset < nc->offset ||
 			end > (PAGE_SIZE << encoded_order(enc))))
 		return -EINVAL;
@@ -806,8 +809,8 @@ commit_check(const struct page_frag_cache *nc, const struct page_frag *pfrag,
 }
 
 int
-page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pfrag,
-		 unsigned int used_sz)
+(page_frag_commit)(struct page_frag_cache *nc, const struct page_frag *pfrag,
+		   unsigned int used_sz)
 {
 	unsigned int old;
 	int err = commit_check(nc, pfrag, used_sz);
@@ -824,8 +827,8 @@ page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pfrag,
 }
 
 int
-page_frag_commit_noref(struct page_frag_cache *nc,
-		       const struct page_frag *pfrag, unsigned int used_sz)
+(page_frag_commit_noref)(struct page_frag_cache *nc,
+			 const struct page_frag *pfrag, unsigned int used_sz)
 {
 	unsigned int old;
 	int err = commit_check(nc, pfrag, used_sz);
