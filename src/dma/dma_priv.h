@@ -274,6 +274,51 @@ _pp_dma_sync_mapped_held(struct device *dev, size_t size, bool for_cpu)
 	return false;
 }
 
+/*
+ * A poll's fast syncs tallied in the caller's locals (registers, not the
+ * thread-local), for a driver whose poll found its device plain when the
+ * hold began (_pp_dma_held_plain()): each sync is then a barrier and two
+ * register adds; _pp_dma_sync_tally_add() adds the tally to the held
+ * counts once, before the poll's flush. Counts stay exact.
+ */
+struct dma_sync_tally {
+	uint64_t syncs_for_cpu, bytes_for_cpu;
+	uint64_t syncs_for_device, bytes_for_device;
+};
+
+/* True while the calling thread holds back the counts of @dev and @dev
+ * was the plain identity device, bound, when the hold began: until the
+ * flush, its syncs of ranges the caller mapped itself need no check. */
+static inline bool
+_pp_dma_held_plain(const struct device *dev)
+{
+	return _pp_dma_held.plain_dev == dev;
+}
+
+/* A fast sync (the device _pp_dma_held_plain()) of @size bytes, tallied. */
+static inline void
+_pp_dma_sync_tally(struct dma_sync_tally *t, size_t size, bool for_cpu)
+{
+	pp_barrier();
+	if (for_cpu) {
+		t->syncs_for_cpu++;
+		t->bytes_for_cpu += size;
+	} else {
+		t->syncs_for_device++;
+		t->bytes_for_device += size;
+	}
+}
+
+/* Add @t to the held counts; the caller still holds them. */
+static inline void
+_pp_dma_sync_tally_add(const struct dma_sync_tally *t)
+{
+	_pp_dma_held.syncs_for_cpu += t->syncs_for_cpu;
+	_pp_dma_held.bytes_for_cpu += t->bytes_for_cpu;
+	_pp_dma_held.syncs_for_device += t->syncs_for_device;
+	_pp_dma_held.bytes_for_device += t->bytes_for_device;
+}
+
 static inline int
 _pp_dma_sync_mapped(struct device *dev, dma_addr_t addr, size_t offset,
 		    size_t size, enum dma_data_direction dir, bool for_cpu)
