@@ -388,10 +388,16 @@ _pp_dma_copy(void *dst, const void *src, size_t len, bool movsb)
 {
 #ifdef PP_DMA_HAVE_MOVSB
 	if (PP_LIKELY(movsb)) {
+		unsigned char *d = dst;
+		const unsigned char *s = src;
+		size_t n = len;
+
+		/* The bytes read and written as operands, not a "memory"
+		 * clobber: the caller's loop keeps its registers. */
 		__asm__ volatile("rep movsb"
-				 : "+D"(dst), "+S"(src), "+c"(len)
-				 :
-				 : "memory");
+				 : "+D"(d), "+S"(s), "+c"(n),
+				   "=m"(*(unsigned char (*)[len])dst)
+				 : "m"(*(const unsigned char (*)[len])src));
 		return;
 	}
 #endif
