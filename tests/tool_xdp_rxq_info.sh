@@ -63,6 +63,8 @@ expect_ok XDP_DROP no_touch --force -S --no-separators
 expect_ok XDP_DROP read --read --wire thread
 expect_ok XDP_PASS no_touch --queues 4 --flows 32 -S
 expect_ok XDP_TX swapmac --coherent
+expect_ok XDP_DROP no_touch --ring 16
+expect_ok XDP_PASS read --read -S --ring 4096 --iommu
 expect_ok XDP_PASS read --read -S --coherent --iommu --no-recycle
 expect_ok XDP_DROP no_touch --queues 2 --flows 8 --wire thread
 out=$("$tool" --dev sim0 --act XDP_DROP --queues 3 --flows 64 -s 1 --duration 1 2>&1 | tr -s ' ' | sed 's/ $//')
@@ -150,6 +152,8 @@ expect_usage_error "sec" --dev sim0 --sec 0
 expect_usage_error "XDP_REDIRECT" --dev sim0 --act XDP_REDIRECT
 expect_usage_error "ERR: --wire" --dev sim0 --wire elsewhere
 expect_usage_error "queues" --dev sim0 --queues 17
+expect_usage_error "ERR: --ring 100: not a power of two" --dev sim0 --ring 100
+expect_usage_error "ring" --dev sim0 --ring 8192
 expect_usage_error "ERR: --bounce" --dev sim0 --bounce --coherent
 
 [ "$fail" -eq 0 ] && echo "PASS: xdp_rxq_info"

@@ -380,6 +380,9 @@ usage(const char *prog)
 	       " --pcap FILE           replay a classic pcap file's frames\n"
 	       "                       instead of generating them\n"
 	       " --queues N            RX queues, flows spread by RSS (1)\n"
+	       " --ring N              RX/TX descriptors per queue, a power\n"
+	       "                       of two, 16 to 4096 (256), as\n"
+	       "                       ethtool -G sets a NIC's rings\n"
 	       " --wire inline|thread  the wire in the polling thread (inline,\n"
 	       "                       the default) or on its own thread\n"
 	       " --threaded 0|1        a NAPI thread per queue, pinned\n"
@@ -557,6 +560,7 @@ main(int argc, char **argv)
 		{ "flows", required_argument, NULL, 'f' },
 		{ "wire", required_argument, NULL, 'W' },
 		{ "queues", required_argument, NULL, 'Q' },
+		{ "ring", required_argument, NULL, 'G' },
 		{ "coherent", no_argument, NULL, 'C' },
 		{ "bounce", no_argument, NULL, 'B' },
 		{ "pcap", required_argument, NULL, 'P' },
@@ -658,6 +662,16 @@ main(int argc, char **argv)
 			nopts.queues = (unsigned int)pp_tool_parse_num(
 				prog_name, "--queues", optarg, 1, 16);
 			break;
+		case 'G':
+			nopts.ring_size = (unsigned int)pp_tool_parse_num(
+				prog_name, "--ring", optarg, 16, 4096);
+			if (nopts.ring_size & (nopts.ring_size - 1)) {
+				fprintf(stderr,
+					"ERR: --ring %s: not a power of two\n",
+					optarg);
+				return EXIT_FAIL_OPTION;
+			}
+			break;
 		case 'W':
 			if (strcmp(optarg, "thread") == 0) {
 				wire_thread = true;
@@ -725,9 +739,10 @@ main(int argc, char **argv)
 		xsk = true;
 		if (pcap_path != NULL || nopts.frame_len != 0 ||
 		    nopts.flows != 0 || nopts.queues > 1 || wire_thread ||
-		    iommu || bounce || coherent || threaded == 1) {
+		    nopts.ring_size != 0 || iommu || bounce || coherent ||
+		    threaded == 1) {
 			fprintf(stderr,
-				"ERR: --dev %s is a real interface: --pcap, --size, --flows, --queues, --wire, --threaded, --iommu, --bounce and --coherent are the software NIC's\n",
+				"ERR: --dev %s is a real interface: --pcap, --size, --flows, --queues, --ring, --wire, --threaded, --iommu, --bounce and --coherent are the software NIC's\n",
 				ifname);
 			return EXIT_FAIL_OPTION;
 		}

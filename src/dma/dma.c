@@ -31,6 +31,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "dma_priv.h"
 #include "lib/mem_priv.h"
@@ -42,6 +45,23 @@ __thread unsigned int _pp_dma_tls_shard
 static unsigned int dma_shard_next;
 __thread struct dma_held _pp_dma_held
 	__attribute__((tls_model("initial-exec")));
+
+#ifdef PP_DMA_HAVE_MOVSB
+unsigned int _pp_dma_copy_kind;
+
+unsigned int
+_pp_dma_copy_probe(void)
+{
+	unsigned int a, b, c, d, k = 1;
+
+	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 4)))
+		k = 2;
+	/* Relaxed: pairs with the relaxed load in _pp_dma_copy_movsb(); a
+	 * racing prober stores the same value. */
+	pp_store_relaxed(&_pp_dma_copy_kind, k);
+	return k;
+}
+#endif
 
 void
 _pp_dma_count_flush(void)
@@ -639,9 +659,9 @@ identity_access(struct device *dev, dma_addr_t addr, void *buf, size_t len,
 		return pp_dma_dev_fault(dev, addr, PP_DMA_FAULT_UNMAPPED);
 	mem = (void *)(uintptr_t)addr;
 	if (to_memory)
-		memcpy(mem, buf, len);
+		_pp_dma_copy(mem, buf, len, _pp_dma_copy_movsb());
 	else
-		memcpy(buf, mem, len);
+		_pp_dma_copy(buf, mem, len, _pp_dma_copy_movsb());
 	return 0;
 }
 

@@ -767,9 +767,10 @@ sim_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 	return i;
 }
 
-static void
+static PP_ALWAYS_INLINE void
 sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
-	   struct page *page, unsigned int len, uint32_t hash, bool *redirected)
+	   struct page *page, unsigned int len, uint32_t hash, bool *redirected,
+	   bool fast, struct dma_sync_tally *t)
 {
 	struct net_device *dev = q->dev;
 	unsigned char *va = page_address(page);
@@ -779,7 +780,7 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 	/* The kernel's dma_sync_single_for_cpu() does nothing, inline, for a
 	 * device that needs no syncs (dma_dev_need_sync()); so here. */
 	if (p->need_sync)
-		_pp_dma_sync_for_cpu_napi(q->pool, page, 0, len);
+		_pp_dma_sync_for_cpu_napi_tally(q->pool, page, len, fast, t);
 	if (prog != NULL) {
 		struct xdp_buff xdp;
 
@@ -808,7 +809,7 @@ sim_rx_one(struct sim_priv *p, struct sim_queue *q, const struct bpf_prog *prog,
 	napi_gro_receive(&q->napi, skb);
 	return;
 drop:
-	page_pool_put_page(q->pool, page, (int)len, true);
+	_pp_put_page_napi(q->pool, page, len, fast, t);
 }
 
 /*
@@ -851,6 +852,10 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 	bool redirected = false;
 	uint64_t bytes = 0;
 	int done = 0;
+	/* The poll's fast syncs, tallied in registers (the device was
+	 * checked when the poll's hold began). */
+	struct dma_sync_tally t = { 0 };
+	bool fast = p->need_sync && _pp_napi_dma_fast(q->pool);
 
 	/* The budget's frames first, each buffer leaving its slot ... */
 	while (done < budget && next != posted) {
@@ -867,10 +872,13 @@ sim_rx(struct sim_priv *p, struct sim_queue *q, int budget)
 		pages[idx] = NULL;
 		done++;
 		bytes += len;
-		sim_rx_one(p, q, prog, page, len, d->hash, &redirected);
+		sim_rx_one(p, q, prog, page, len, d->hash, &redirected, fast,
+			   &t);
 		next++;
 	}
 	q->rx_next = next;
+	if (fast)
+		_pp_dma_sync_tally_add(&t);
 	/* ... then the slots refilled at once. */
 	sim_rx_refill(p, q);
 	/* Once per poll, as drivers update their u64_stats. */

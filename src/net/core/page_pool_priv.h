@@ -133,6 +133,71 @@ _pp_dma_sync_for_cpu_napi(const struct page_pool *pool,
 		page_pool_dma_sync_for_cpu(pool, page, offset, size);
 }
 
+#if !defined(PP_MODEL_CHECK)
+#include "lib/test_hooks.h"
+
+/*
+ * A driver's poll over its pool's pages whose syncs it tallies itself
+ * (dma/dma_priv.h's struct dma_sync_tally): _pp_napi_dma_fast() is
+ * sampled once when the poll begins, after _pp_dma_count_hold(); while it
+ * is true every sync of the pool's pages the two helpers below make is a
+ * barrier and a tally in the caller's registers, which the poll adds with
+ * _pp_dma_sync_tally_add() before its flush. Otherwise, and for anything
+ * outside the fast case, they take the calls they stand for.
+ */
+static inline bool
+_pp_napi_dma_fast(const struct page_pool *pool)
+{
+	return pool->dma_map && _pp_dma_held_plain(pool->p.dev);
+}
+
+/* _pp_dma_sync_for_cpu_napi(@pool, @page, 0, @size), tallied in @t when
+ * @fast (_pp_napi_dma_fast()). */
+static PP_ALWAYS_INLINE void
+_pp_dma_sync_for_cpu_napi_tally(const struct page_pool *pool,
+				const struct page *page, unsigned int size,
+				bool fast, struct dma_sync_tally *t)
+{
+	if (PP_LIKELY(fast && size <= pool->p.max_len))
+		_pp_dma_sync_tally(t, size, true);
+	else
+		_pp_dma_sync_for_cpu_napi(pool, page, 0, size);
+}
+
+/*
+ * page_pool_put_page(@pool, @page, @len, true) from the pool's owner (its
+ * NAPI poll): the recycle into the alloc cache inline, as
+ * __page_pool_put_page()'s direct fast path makes it, with its sync for
+ * the device tallied in @t when @fast (_pp_napi_dma_fast()). Everything
+ * else (another holder's reference, a full cache, a slow sync, the debug
+ * and test-hook builds' checks) takes the public put.
+ */
+static PP_ALWAYS_INLINE void
+_pp_put_page_napi(struct page_pool *pool, struct page *page, unsigned int len,
+		  bool fast, struct dma_sync_tally *t)
+{
+	if (PP_DEBUG || PP_TEST_HOOKS_ARMED() ||
+	    PP_UNLIKELY(page_ref_count(page) != 1 || page_is_pfmemalloc(page) ||
+			pool->alloc.count >= PP_ALLOC_CACHE_SIZE))
+		goto put;
+	if (!page_pool_unref_and_test(page))
+		return;
+	/* Relaxed: as in __page_pool_put_page(); the owner's own flag. */
+	if (pp_load_relaxed(&pool->dma_sync)) {
+		if (PP_UNLIKELY(!fast)) {
+			__page_pool_put_page(pool, page, (int)len, true);
+			return;
+		}
+		_pp_dma_sync_tally(t, _pp_dma_sync_len(pool, (int)len), false);
+	}
+	pool->alloc.cache[pool->alloc.count++] = page;
+	__pp_stat_inc(pool->owner_recycle_stats.cached);
+	return;
+put:
+	page_pool_put_page(pool, page, (int)len, true);
+}
+#endif
+
 /* Destroy: revoke the device (no sync or unmap by another thread starts),
  * wait for the DMA ops in progress, unmap every tracked page (in flight or
  * not). Afterwards the pool never touches its device again. */
