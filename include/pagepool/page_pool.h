@@ -141,6 +141,24 @@ pp_thread_self(void)
 #endif
 }
 
+/*
+ * Copy @n page pointers (the bulk paths' moves in and out of the alloc
+ * cache). One memcpy, except under a model checker (tests/genmc), which
+ * refuses a copy whose length is not a constant.
+ */
+static PP_ALWAYS_INLINE void
+__pp_copy_pages(struct page **dst, struct page *const *src, unsigned int n)
+{
+#if defined(PP_MODEL_CHECK)
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[i];
+#else
+	__builtin_memcpy(dst, src, n * sizeof(struct page *));
+#endif
+}
+
 /** napi_init_current() - make the calling thread @napi's owner. */
 static inline void
 napi_init_current(struct napi_struct *napi)
@@ -321,8 +339,7 @@ __page_pool_alloc_pages_bulk_inline(struct page_pool *pool, gfp_t gfp,
 	if (PP_LIKELY(pool != NULL && pages != NULL &&
 		      n <= (count = pool->alloc.count))) {
 		count -= n;
-		__builtin_memcpy(pages, &pool->alloc.cache[count],
-				 n * sizeof(struct page *));
+		__pp_copy_pages(pages, &pool->alloc.cache[count], n);
 		pool->alloc.count = count;
 #if PAGE_POOL_STATS
 		pp_store_relaxed(&pool->alloc_stats.fast,
@@ -661,8 +678,7 @@ __page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
 			      count <= PP_ALLOC_CACHE_SIZE -
 					       (c = pool->alloc.count) &&
 			      pp_bulk_recyclable(pool, data, count))) {
-			__builtin_memcpy(&pool->alloc.cache[c], data,
-					 count * sizeof(struct page *));
+			__pp_copy_pages(&pool->alloc.cache[c], data, count);
 			pool->alloc.count = c + count;
 #if PAGE_POOL_STATS
 			pp_store_relaxed(&pool->owner_recycle_stats.cached,

@@ -252,8 +252,8 @@ unsigned int
 			 * store and one statistics update for the lot. */
 			take = count < n - got ? count : n - got;
 			count -= take;
-			memcpy(&pages[got], &pool->alloc.cache[count],
-			       take * sizeof(struct page *));
+			__pp_copy_pages(&pages[got], &pool->alloc.cache[count],
+					take);
 			pool->alloc.count = count;
 #if PAGE_POOL_STATS
 			pp_store_relaxed(&pool->alloc_stats.fast,

@@ -322,7 +322,7 @@ bulk_direct(struct page **data, unsigned int count)
 	room = PP_ALLOC_CACHE_SIZE - c;
 	cache = &pool->alloc.cache[c];
 	if (PP_LIKELY(count <= room && pp_bulk_recyclable(pool, data, count))) {
-		memcpy(cache, data, count * sizeof(struct page *));
+		__pp_copy_pages(cache, data, count);
 		pool->alloc.count = c + count;
 #if PAGE_POOL_STATS
 		pp_store_relaxed(&pool->owner_recycle_stats.cached,
