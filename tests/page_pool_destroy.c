@@ -7,8 +7,9 @@
  * thread, retried in the background, and meanwhile warns in the kernel's
  * words ("page_pool_release_retry() stalled pool shutdown: id N, M inflight
  * S sec"); pages returned after destroy go through the ring or straight
- * back to the allocator, never into the (disabled) alloc cache. LSan checks
- * that everything was freed.
+ * back to the allocator, never into the (disabled) alloc cache; a disconnect
+ * callback run on the release thread may destroy another pool, which is
+ * deferred in its turn. LSan checks that everything was freed.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -131,11 +132,55 @@ test_owner_puts_after_destroy(void)
 	pp_test_wait_freed(5000);
 }
 
+/* The pool the first pool's disconnect destroys, and when it has. */
+static struct page_pool *second_pool;
+static int second_destroyed;
+
+static void
+destroy_second(void *pool)
+{
+	(void)pool;
+	page_pool_destroy(second_pool);
+	__atomic_store_n(&second_destroyed, 1, __ATOMIC_RELEASE);
+}
+
+/* The release thread frees the first pool and runs its disconnect, which
+ * destroys a second pool with a page in flight: that pool is deferred on
+ * the same list the thread is walking. With the list's lock held across
+ * the callback, the thread deadlocks and the second pool never goes. */
+static void
+test_disconnect_destroys_another(void)
+{
+	struct page_pool *first = new_pool(5, 0);
+	struct page *page1, *page2;
+	int waited;
+
+	second_pool = new_pool(5, 0);
+	page1 = page_pool_alloc_pages(first, GFP_KERNEL);
+	page2 = page_pool_alloc_pages(second_pool, GFP_KERNEL);
+	CHECK(page1 != NULL && page2 != NULL);
+	page_pool_use_xdp_mem(first, destroy_second, NULL);
+	page_pool_destroy(first);	/* the memory model's reference */
+	pp_test_watch_free(second_pool);
+
+	page_pool_destroy(first);	/* deferred: page1 in flight */
+	page_pool_put_full_page(first, page1, false);
+	for (waited = 0;
+	     !__atomic_load_n(&second_destroyed, __ATOMIC_ACQUIRE); waited++) {
+		CHECK(waited < 5000);
+		usleep(1000);
+	}
+	CHECK_EQ(pp_test_is_freed(), 0);	/* page2 still out */
+	page_pool_put_full_page(second_pool, page2, false);
+	pp_test_wait_freed(5000);
+}
+
 int
 main(void)
 {
 	test_idle();
 	test_deferred_with_warning();
 	test_owner_puts_after_destroy();
+	test_disconnect_destroys_another();
 	return T_EXIT_PASS;
 }
