@@ -53,6 +53,21 @@ enum pp_test_point {
 	 * destroy stealing the pool's pages both hand on the same pages.
 	 */
 	PP_TP_STASH_TAKEN,
+	/*
+	 * defer_pass() in page_pool.c: the release thread has picked the
+	 * pools due, defer_lock still held. Guards the fork handlers
+	 * (lib/fork.c): without them a child forked now inherits the lock
+	 * held and hangs at its first deferred destroy.
+	 */
+	PP_TP_DEFER_PASS,
+	/*
+	 * page_pool_release(): inside the producer-lock barrier, the pool's
+	 * producer lock held. Reached by the release thread in its pass,
+	 * with defer_lock dropped: guards the fork prepare handler waiting
+	 * for a pass to end (without the wait a child inherits the pool's
+	 * lock held, and its release thread spins on it forever).
+	 */
+	PP_TP_RELEASE_LOCKED,
 	PP_TP_NR
 };
 

@@ -53,6 +53,7 @@
 #include <pagepool/fault.h>
 #include <pagepool/page.h>
 
+#include "lib/fork_priv.h"
 #include "lib/mem_priv.h"
 #include "lib/opts_priv.h"
 #include "page_alloc_priv.h"
@@ -127,6 +128,62 @@ src_reg_add(struct pp_mem_source *src)
 	src->reg_next = src_reg_head;
 	src_reg_head = src;
 	pthread_mutex_unlock(&src_reg_lock);
+}
+
+/*
+ * Fork (lib/fork.c, order 7): default_lock and src_reg_lock, then, for
+ * every registered source, its zones' grow_locks (growth and purges hold
+ * one while they take the source's lock, map_lock and the zone's lock)
+ * and the source's lock; then map_lock. The registry lock stays held until
+ * after the fork, so the list cannot change in between. Sources not yet
+ * registered (being created) are reachable by their creator only.
+ */
+void
+_pp_source_fork(enum pp_fork_phase phase)
+{
+	struct pp_mem_source *src;
+	int i;
+
+	if (phase == PP_FORK_PREPARE) {
+		pthread_mutex_lock(&default_lock);
+		pthread_mutex_lock(&src_reg_lock);
+		for (src = src_reg_head; src != NULL; src = src->reg_next) {
+			for (i = 0; i < src->nr_zones; i++)
+				pthread_mutex_lock(&src->zones[i]->grow_lock);
+			pthread_mutex_lock(&src->lock);
+		}
+		pthread_mutex_lock(&map_lock);
+		return;
+	}
+	pthread_mutex_unlock(&map_lock);
+	for (src = src_reg_head; src != NULL; src = src->reg_next) {
+		pthread_mutex_unlock(&src->lock);
+		for (i = src->nr_zones; i-- > 0;)
+			pthread_mutex_unlock(&src->zones[i]->grow_lock);
+	}
+	pthread_mutex_unlock(&src_reg_lock);
+	pthread_mutex_unlock(&default_lock);
+}
+
+/*
+ * Fork (lib/fork.c, order 9, innermost): every registered source's zone
+ * spinlocks, which no code holds while taking another lock. Called with
+ * src_reg_lock held (order 7), so the list is stable.
+ */
+void
+_pp_source_zones_fork(enum pp_fork_phase phase)
+{
+	struct pp_mem_source *src;
+	int i;
+
+	for (src = src_reg_head; src != NULL; src = src->reg_next) {
+		for (i = 0; i < src->nr_zones; i++) {
+			if (phase == PP_FORK_PREPARE)
+				pp_spin_lock(&src->zones[i]->lock);
+			else
+				pp_spin_unlock(&src->zones[i]->lock);
+		}
+	}
 }
 
 /* Caller holds src_reg_lock. */
@@ -1018,6 +1075,9 @@ pp_mem_source_create(const struct pp_mem_source_opts *opts)
 	struct pp_mem_source *src;
 	int err, i;
 
+	/* Before any lock: fork() holds glibc's handler-list lock while it
+	 * runs our prepare handler, which takes ours. */
+	_pp_fork_register();
 	err = opts_copy(opts, &o);
 	if (err == 0)
 		err = opts_validate(&o);
@@ -1218,6 +1278,8 @@ pp_mem_source_default(void)
 	src = pp_load_acquire(&default_src);
 	if (PP_LIKELY(src != NULL))
 		return src;
+	/* Before default_lock: see pp_mem_source_create(). */
+	_pp_fork_register();
 	pthread_mutex_lock(&default_lock);
 	src = default_src;
 	if (src == NULL) {

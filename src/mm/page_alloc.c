@@ -48,6 +48,7 @@
 #include <pagepool/page.h>
 #include <pagepool/page_pool_types.h>
 
+#include "lib/fork_priv.h"
 #include "lib/mem_priv.h"
 #include "page_alloc_priv.h"
 
@@ -121,6 +122,19 @@ static struct pp_inbox inboxes[PP_INBOXES];
 static unsigned short inbox_free_ids[PP_INBOXES];
 static unsigned int inbox_nr_free, inbox_next_id = 1;
 static pthread_mutex_t inbox_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#ifndef PP_MODEL_CHECK
+/* Fork (lib/fork.c, order 8): inbox_lock is held by no other thread across
+ * the fork; the child releases it as the parent does. */
+void
+_pp_page_alloc_fork(enum pp_fork_phase phase)
+{
+	if (phase == PP_FORK_PREPARE)
+		pthread_mutex_lock(&inbox_lock);
+	else
+		pthread_mutex_unlock(&inbox_lock);
+}
+#endif
 
 struct pp_remote_batch {
 	struct pp_list_head *head, *tail;	/* through lru.next */

@@ -53,6 +53,8 @@
 #include <pagepool/atomic_pvt.h>
 #include <pagepool/page_frag_cache.h>
 
+#include "lib/fork_priv.h"
+
 #define PFC_BIAS_FULL	((uint32_t)PAGE_FRAG_CACHE_MAX_SIZE + 1)
 
 /*
@@ -160,6 +162,19 @@ struct frag_dbg {
 static pthread_mutex_t dbg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct frag_dbg *dbg_hash[DBG_BUCKETS];
 static uint64_t dbg_errors;
+
+#ifndef PP_MODEL_CHECK
+/* Fork (lib/fork.c, order 6): dbg_lock is held by no other thread across
+ * the fork; the child releases it as the parent does. */
+void
+_pp_frag_fork(enum pp_fork_phase phase)
+{
+	if (phase == PP_FORK_PREPARE)
+		pthread_mutex_lock(&dbg_lock);
+	else
+		pthread_mutex_unlock(&dbg_lock);
+}
+#endif
 
 static struct frag_dbg **
 dbg_slot(const void *va)

@@ -76,11 +76,13 @@ typedef int pthread_cond_t;
 typedef int pthread_condattr_t;
 typedef int pthread_once_t;
 #define PTHREAD_ONCE_INIT 0
+#define PTHREAD_COND_INITIALIZER 0
 int pthread_condattr_init(pthread_condattr_t *attr);
 int pthread_condattr_setclock(pthread_condattr_t *attr, int clock);
 int pthread_condattr_destroy(pthread_condattr_t *attr);
 int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr);
 int pthread_cond_signal(pthread_cond_t *cond);
+int pthread_cond_broadcast(pthread_cond_t *cond);
 int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 			   const struct timespec *abstime);
 int pthread_once(pthread_once_t *once, void (*fn)(void));

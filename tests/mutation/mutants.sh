@@ -19,7 +19,7 @@
 # drops the producer lock after reading in-flight, so a producer between
 # its produce and its unlock is waited out before the pool is freed.
 mutant barrier src/net/core/page_pool.c \
-	's{\tpp_spin_lock\(&pool->ring\.producer_lock\);\n\tpp_spin_unlock\(&pool->ring\.producer_lock\);\n(\tpool->destroy_cnt\+\+;)}{$1}' \
+	's{\tpp_spin_lock\(&pool->ring\.producer_lock\);\n\tPP_TEST_DELAY\(PP_TP_RELEASE_LOCKED\);\n\tpp_spin_unlock\(&pool->ring\.producer_lock\);\n(\tpool->destroy_cnt\+\+;)}{$1}' \
 	'page_pool_destroy_race barrier'
 
 # 271683bb2cf3, second half: the ring statistics are counted inside the
@@ -64,6 +64,19 @@ mutant dma-users-counted src/net/core/page_pool_dma.c \
 mutant dma-revoked src/net/core/page_pool_dma.c \
 	's{if \(!__atomic_load_n\(&t->revoked, __ATOMIC_SEQ_CST\)\)}{if (1)}' \
 	'page_pool_dma_destroy' 'page_pool_dma_destroy_stress'
+
+# ---- Fork ------------------------------------------------------------------
+
+# The pthread_atfork() handlers (src/lib/fork.c): without them a child
+# forked while the release thread holds defer_lock hangs.
+mutant fork-handlers src/lib/fork.c \
+	's{\t\(void\)pthread_atfork\(fork_prepare, fork_parent, fork_child\);\n}{\t(void)fork_prepare;\n\t(void)fork_parent;\n\t(void)fork_child;\n}' \
+	'fork_child release-pass'
+# The prepare handler waits for a release pass to end: the pass drops
+# defer_lock while it holds a pool's lock, which the child would inherit.
+mutant fork-pass-wait src/net/core/page_pool.c \
+	's{\t\twhile \(defer_in_pass && !defer_self\)\n\t\t\tpthread_cond_wait\(&defer_idle, &defer_lock\);\n}{}' \
+	'fork_child release-locked'
 
 # ---- ptr_ring ------------------------------------------------------------
 

@@ -44,6 +44,7 @@
 
 #include <pagepool/page_pool.h>
 
+#include "lib/fork_priv.h"
 #include "dev_priv.h"
 #include "page_pool_priv.h"
 
@@ -53,6 +54,17 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct net_device *dev_list;
 static int ifindex_next = 2;
 static unsigned long dev_gen = 1;
+
+/* Fork (lib/fork.c, order 2): dev_lock is held by no other thread across
+ * the fork; the child releases it as the parent does. */
+void
+_pp_dev_fork(enum pp_fork_phase phase)
+{
+	if (phase == PP_FORK_PREPARE)
+		pthread_mutex_lock(&dev_lock);
+	else
+		pthread_mutex_unlock(&dev_lock);
+}
 
 unsigned long
 _pp_dev_gen(void)

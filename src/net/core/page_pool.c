@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/fork_priv.h"
 #include "lib/mem_priv.h"
 #include "lib/test_hooks.h"
 #include "mm/page_alloc_priv.h"
@@ -57,6 +58,9 @@ registry_add(struct page_pool *pool)
 	struct page_pool *it;
 	unsigned int id;
 
+	/* With no lock held: fork() holds glibc's handler-list lock while
+	 * it runs our prepare handler, which takes ours. */
+	_pp_fork_register();
 	pthread_mutex_lock(&registry_lock);
 	for (;;) {
 		id = registry_next_id++;
@@ -440,6 +444,7 @@ page_pool_release(struct page_pool *pool)
 	 * tests/genmc/page_pool_destroy.c finds the free racing with the
 	 * producer's statistic. */
 	pp_spin_lock(&pool->ring.producer_lock);
+	PP_TEST_DELAY(PP_TP_RELEASE_LOCKED);
 	pp_spin_unlock(&pool->ring.producer_lock);
 	pool->destroy_cnt++;
 	if (inflight == 0)
@@ -452,6 +457,17 @@ static pthread_cond_t defer_cond;
 static pthread_once_t defer_once = PTHREAD_ONCE_INIT;
 static struct page_pool *defer_head;
 static bool defer_thread_running;
+/* A pass is releasing pools (with defer_lock dropped); the fork prepare
+ * handler waits on defer_idle for it to end. Both under defer_lock. */
+static bool defer_in_pass;
+static pthread_cond_t defer_idle = PTHREAD_COND_INITIALIZER;
+/* Set on the release thread itself, which must not wait for its own pass
+ * should a disconnect callback fork. */
+#ifndef PP_MODEL_CHECK
+static __thread bool defer_self;
+#else
+static bool defer_self;	/* GenMC: no thread-local storage, no fork */
+#endif
 
 static void
 defer_init(void)
@@ -491,6 +507,8 @@ defer_pass(void)
 		pool->deferred_next = due;
 		due = pool;
 	}
+	/* Inside the pass with defer_lock held: the fork test's window. */
+	PP_TEST_DELAY(PP_TP_DEFER_PASS);
 	pthread_mutex_unlock(&defer_lock);
 
 	while (due != NULL) {
@@ -536,10 +554,16 @@ static void *
 defer_thread(void *arg)
 {
 	(void)arg;
+	defer_self = true;
 	pthread_mutex_lock(&defer_lock);
 	while (defer_head != NULL) {
-		uint64_t wait = defer_pass();
+		uint64_t wait;
 		struct timespec ts;
+
+		defer_in_pass = true;
+		wait = defer_pass();
+		defer_in_pass = false;
+		pthread_cond_broadcast(&defer_idle);
 
 		if (defer_head == NULL)
 			break;
@@ -599,6 +623,50 @@ defer_release(struct page_pool *pool)
 	pthread_cond_signal(&defer_cond);
 	pthread_mutex_unlock(&defer_lock);
 }
+
+/*
+ * Fork (lib/fork.c, order 1). Prepare: take defer_lock and wait until no
+ * pass is releasing pools, so the release thread holds no lock of the
+ * library at the fork (it waits for defer_lock or its next pass); then
+ * registry_lock. Child: the release thread does not exist there, so it is
+ * marked not running, and the next deferred destroy in the child starts a
+ * new one. The pools deferred at the fork stay on the list: they are the
+ * child's copies, with the child's copies of their pages in flight, and
+ * the new thread retries them with the child's own pools (never, if the
+ * child defers no pool of its own).
+ */
+#ifndef PP_MODEL_CHECK
+void
+_pp_pool_fork(enum pp_fork_phase phase)
+{
+	switch (phase) {
+	case PP_FORK_PREPARE:
+		pthread_mutex_lock(&defer_lock);
+		while (defer_in_pass && !defer_self)
+			pthread_cond_wait(&defer_idle, &defer_lock);
+		pthread_mutex_lock(&registry_lock);
+		break;
+	case PP_FORK_PARENT:
+		pthread_mutex_unlock(&registry_lock);
+		pthread_mutex_unlock(&defer_lock);
+		break;
+	case PP_FORK_CHILD:
+		pthread_mutex_unlock(&registry_lock);
+		/* A fork from the release thread itself (a disconnect
+		 * callback) leaves the child running its pass: unsupported,
+		 * but then the thread does exist. */
+		if (!defer_self) {
+			defer_thread_running = false;
+			defer_in_pass = false;
+		}
+		/* Whoever waited on them in the parent is gone. */
+		defer_init();
+		pthread_cond_init(&defer_idle, NULL);
+		pthread_mutex_unlock(&defer_lock);
+		break;
+	}
+}
+#endif
 
 void
 page_pool_get(struct page_pool *pool)

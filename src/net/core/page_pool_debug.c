@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/fork_priv.h"
 #include "page_pool_priv.h"
 
 /* ---- Leak report --------------------------------------------------------- */
@@ -52,14 +53,31 @@ static struct leak_ent *leak_tab[LEAK_BUCKETS];
 static struct page_pool *leak_detached[LEAK_DETACHED_MAX];
 static pthread_once_t leak_once = PTHREAD_ONCE_INIT;
 
+/* The calling thread's id, cached; reset in a forked child, whose one
+ * thread has a new id. */
+static __thread long leak_tid;
+
+/* Fork (lib/fork.c, order 5): leak_lock is held by no other thread across
+ * the fork; the child releases it as the parent does, and forgets the
+ * forking thread's cached id. */
+void
+_pp_debug_fork(enum pp_fork_phase phase)
+{
+	if (phase == PP_FORK_PREPARE) {
+		pthread_mutex_lock(&leak_lock);
+		return;
+	}
+	if (phase == PP_FORK_CHILD)
+		leak_tid = 0;
+	pthread_mutex_unlock(&leak_lock);
+}
+
 static long
 thread_id(void)
 {
-	static __thread long tid;
-
-	if (tid == 0)
-		tid = (long)syscall(SYS_gettid);
-	return tid;
+	if (leak_tid == 0)
+		leak_tid = (long)syscall(SYS_gettid);
+	return leak_tid;
 }
 
 static unsigned int

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fork_priv.h"
 #include "lib/stats_shm.h"
 #include "mm/page_alloc_priv.h"
 #include "page_pool_priv.h"
@@ -56,6 +57,17 @@ struct slot_meta {
 };
 static struct slot_meta meta[PP_SHM_SLOTS];
 static uint32_t shm_dropped;
+
+/* Fork (lib/fork.c, order 3): shm_lock is held by no other thread across
+ * the fork; the child releases it as the parent does. */
+void
+_pp_shm_fork(enum pp_fork_phase phase)
+{
+	if (phase == PP_FORK_PREPARE)
+		pthread_mutex_lock(&shm_lock);
+	else
+		pthread_mutex_unlock(&shm_lock);
+}
 
 static uint64_t
 boottime_ms(void)

@@ -57,6 +57,7 @@
 
 #include <pagepool/spinlock_pvt.h>
 
+#include "lib/fork_priv.h"
 #include "lib/test_hooks.h"
 #include "page_pool_priv.h"
 
@@ -93,6 +94,33 @@ struct pp_stash {
 /* Every live thread's stash, for _pp_stash_steal(). */
 static pthread_mutex_t stash_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pp_stash *stash_list;
+
+#ifndef PP_MODEL_CHECK
+/*
+ * Fork (lib/fork.c, order 4): stash_list_lock, then every listed stash's
+ * lock, as _pp_stash_steal() nests them. In the child the stashes of the
+ * threads that did not come along stay listed, with their pages: a
+ * destroy in the child steals them back into its copy of the pool as it
+ * does from any stash; only their memory (one struct per thread) is never
+ * freed, as those threads never exit there.
+ */
+void
+_pp_stash_fork(enum pp_fork_phase phase)
+{
+	struct pp_stash *st;
+
+	if (phase == PP_FORK_PREPARE)
+		pthread_mutex_lock(&stash_list_lock);
+	for (st = stash_list; st != NULL; st = st->next) {
+		if (phase == PP_FORK_PREPARE)
+			pp_spin_lock(&st->lock);
+		else
+			pp_spin_unlock(&st->lock);
+	}
+	if (phase != PP_FORK_PREPARE)
+		pthread_mutex_unlock(&stash_list_lock);
+}
+#endif
 
 static pthread_key_t stash_key;
 static pthread_once_t stash_once = PTHREAD_ONCE_INIT;

@@ -37,6 +37,7 @@
 #include <pagepool/page_pool.h>
 #include <pagepool/xdp.h>
 
+#include "lib/fork_priv.h"
 #include "dev_priv.h"
 
 enum {
@@ -82,6 +83,17 @@ struct mem_reg {
 
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mem_reg *mem_regs;
+
+/* Fork (lib/fork.c, order 2): mem_lock is held by no other thread across
+ * the fork; the child releases it as the parent does. */
+void
+_pp_xdp_fork(enum pp_fork_phase phase)
+{
+	if (phase == PP_FORK_PREPARE)
+		pthread_mutex_lock(&mem_lock);
+	else
+		pthread_mutex_unlock(&mem_lock);
+}
 
 int
 xdp_rxq_info_reg_mem_model(struct xdp_rxq_info *xdp_rxq,
