@@ -20,10 +20,17 @@
  *                   wait for the pass to end, the child's copy of that
  *                   pool has its lock held for ever, and the child's own
  *                   release thread spins on it.
- *                   In both, the deferred pool is the child's copy too: the
- *                   child returns its copy of the page in flight and waits
- *                   for its new release thread to free that copy. Both
- *                   need -Dtest_hooks=true.
+ *                   In both, the child returns its copy of the deferred
+ *                   pool's page in flight, and checks that its new release
+ *                   thread leaves the parent's deferred pool alone.
+ *   user-locked     a user thread returns the page in flight of a
+ *                   deferred pool and sleeps inside that pool's producer
+ *                   lock (PP_TP_RING_PRODUCED) when the main thread forks;
+ *                   the child waits until the pool is due, then defers a
+ *                   pool of its own. Had the child kept the parent's
+ *                   deferred pools, its release thread would spin on that
+ *                   lock for ever and never free the child's pool.
+ *                   The three need -Dtest_hooks=true.
  *   busy          worker threads loop over pool create/alloc/put/destroy
  *                 (some deferred), alloc_pages()/__free_pages() and
  *                 pp_mem_purge() while the main thread forks repeatedly,
@@ -63,6 +70,8 @@
 
 #define CHILD_TIMEOUT_MS 5000
 #define DELAY_US 200000
+/* user-locked: how long the returner holds the producer lock. */
+#define USER_LOCKED_US 1500000
 
 #if defined(__SANITIZE_THREAD__)
 #define T_TSAN 1
@@ -93,6 +102,9 @@ static const struct page_pool_params child_pp = {
 };
 
 static int p1_freed;
+
+/* How long a child sleeps before its work (user-locked mode). */
+static int child_delay_ms;
 
 static void
 p1_on_free(void *pool)
@@ -127,6 +139,8 @@ child_work(struct page_pool *p1, struct page *p1_page)
 	struct page_pool *pool;
 	unsigned int i;
 
+	if (child_delay_ms > 0)
+		usleep((useconds_t)child_delay_ms * 1000);
 	/* The parent's arming is copied too. */
 	(void)_pp_test_delay_set(PP_TP_DEFER_PASS, 0, 1);
 	(void)_pp_test_delay_set(PP_TP_RELEASE_LOCKED, 0, 1);
@@ -149,8 +163,13 @@ child_work(struct page_pool *p1, struct page *p1_page)
 		page_pool_put_full_page(pool, p, false);
 		pp_test_wait_freed(3000);
 		if (p1 != NULL) {
+			/* The parent's deferred pool is off the child's
+			 * list: the page goes back to its copy, which the
+			 * child's release thread never retries. */
 			page_pool_put_full_page(p1, p1_page, false);
-			wait_p1_freed();
+			usleep(20000);
+			CHECK_EQ(__atomic_load_n(&p1_freed, __ATOMIC_ACQUIRE),
+				 0);
 		}
 	} else {
 		page_pool_destroy(pool);
@@ -233,6 +252,68 @@ mode_release(const char *name, unsigned int point)
 	ret = fork_and_wait(name, pool, page);
 	CHECK_EQ(_pp_test_delay_set(point, 0, 1), 0);
 	page_pool_put_full_page(pool, page, false);
+	wait_p1_freed();
+	return ret == 0 ? T_EXIT_PASS : T_EXIT_FAIL;
+}
+
+/* user-locked: the returner thread, which puts the page in flight of a
+ * destroyed pool and sleeps inside the ring's producer lock. */
+struct returner {
+	struct page_pool *pool;
+	struct page *page;
+};
+
+static void *
+returner(void *arg)
+{
+	struct returner *r = arg;
+
+	CHECK_EQ(_pp_test_delay_self(PP_TP_RING_PRODUCED, USER_LOCKED_US), 0);
+	page_pool_put_full_page(r->pool, r->page, false);
+	CHECK_EQ(_pp_test_delay_self(PP_TP_RING_PRODUCED, 0), 0);
+	return NULL;
+}
+
+/*
+ * Fork while a user thread returns the page in flight of a deferred pool
+ * and holds that pool's producer lock (the put after destroy every driver
+ * makes), with the release thread between passes. The child sleeps until
+ * the pool is due, then defers a pool of its own: its new release thread
+ * must not touch the parent's deferred pool, whose lock it inherited held
+ * (it would spin on it for ever, and never free the child's pool).
+ */
+static int
+mode_user_locked(void)
+{
+	struct page_pool_params pp = child_pp;
+	struct returner r;
+	pthread_t th;
+	int ret, waited;
+
+	if (_pp_test_delay_self(PP_TP_RING_PRODUCED, 0) == -ENOSYS)
+		return T_EXIT_SKIP;
+	CHECK_EQ(_pp_test_delay_set(PP_TP_RING_PRODUCED, 0, 1), 0);
+	pp.defer_ms = 200;
+	r.pool = page_pool_create(&pp);
+	CHECK(r.pool != NULL);
+	page_pool_use_xdp_mem(r.pool, p1_on_free, NULL);
+	/* Relaxed, pairs with nothing: a reset before the pool that sets
+	 * it is destroyed (the release thread gets it under defer_lock). */
+	__atomic_store_n(&p1_freed, 0, __ATOMIC_RELAXED);
+	r.page = page_pool_dev_alloc_pages(r.pool);
+	CHECK(r.page != NULL);
+	page_pool_destroy(r.pool);	/* the memory model's user */
+	page_pool_destroy(r.pool);	/* deferred, first retry in 200 ms */
+	CHECK_EQ(pthread_create(&th, NULL, returner, &r), 0);
+	for (waited = 0; _pp_test_delay_hits(PP_TP_RING_PRODUCED) == 0;
+	     waited++) {
+		CHECK(waited < 5000);
+		usleep(1000);
+	}
+	child_delay_ms = 400;	/* the pool is due in the child by then */
+	ret = fork_and_wait("user-locked", NULL, NULL);
+	child_delay_ms = 0;
+	CHECK_EQ(pthread_join(th, NULL), 0);
 	wait_p1_freed();
 	return ret == 0 ? T_EXIT_PASS : T_EXIT_FAIL;
 }
@@ -338,6 +419,16 @@ main(int argc, char **argv)
 		else
 			printf("%s: %s\n", modes[i].name,
 			       r == 0 ? "ok" : "FAILED");
+		if (r == T_EXIT_FAIL ||
+		    (r == T_EXIT_SKIP && ret == T_EXIT_PASS))
+			ret = r;
+	}
+	if (only == NULL || strcmp(only, "user-locked") == 0) {
+		r = mode_user_locked();
+		if (r == T_EXIT_SKIP)
+			printf("user-locked: needs -Dtest_hooks=true, skipped\n");
+		else
+			printf("user-locked: %s\n", r == 0 ? "ok" : "FAILED");
 		if (r == T_EXIT_FAIL ||
 		    (r == T_EXIT_SKIP && ret == T_EXIT_PASS))
 			ret = r;

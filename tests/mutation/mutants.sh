@@ -77,6 +77,12 @@ mutant fork-handlers src/lib/fork.c \
 mutant fork-pass-wait src/net/core/page_pool.c \
 	's{\t\twhile \(defer_in_pass && !defer_self\)\n\t\t\tpthread_cond_wait\(&defer_idle, &defer_lock\);\n}{}' \
 	'fork_child release-locked'
+# The child drops the parent's deferred pools: a user thread may have held
+# one's producer lock at the fork, and the child's release thread would
+# spin on it.
+mutant fork-child-list src/net/core/page_pool.c \
+	's{\t\t\tdefer_head = NULL;\n}{}' \
+	'fork_child user-locked'
 
 # ---- ptr_ring ------------------------------------------------------------
 

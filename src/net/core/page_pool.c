@@ -630,10 +630,9 @@ defer_release(struct page_pool *pool)
  * library at the fork (it waits for defer_lock or its next pass); then
  * registry_lock. Child: the release thread does not exist there, so it is
  * marked not running, and the next deferred destroy in the child starts a
- * new one. The pools deferred at the fork stay on the list: they are the
- * child's copies, with the child's copies of their pages in flight, and
- * the new thread retries them with the child's own pools (never, if the
- * child defers no pool of its own).
+ * new one. The pools deferred at the fork are taken off the child's list:
+ * their copies stay allocated in the child, never retried, because
+ * another thread of the parent may have held their locks at the fork.
  */
 #ifndef PP_MODEL_CHECK
 void
@@ -658,6 +657,12 @@ _pp_pool_fork(enum pp_fork_phase phase)
 		if (!defer_self) {
 			defer_thread_running = false;
 			defer_in_pass = false;
+			/* The parent's deferred pools are left alone: a
+			 * thread of the parent may have held one's producer
+			 * lock at the fork (returning a page after destroy),
+			 * and the child's release thread would spin on it
+			 * for ever (fork_child's user-locked mode). */
+			defer_head = NULL;
 		}
 		/* Whoever waited on them in the parent is gone. */
 		defer_init();
