@@ -36,6 +36,7 @@
 #include <pagepool/page_pool.h>
 
 #include "helpers.h"
+#include "netsim_helpers.h"
 #include "page_pool_helpers.h"
 
 #define MAXQ 4
@@ -58,7 +59,7 @@ qprog_run(struct xdp_md *ctx, void *priv)
 {
 	struct qprog *st = priv;
 	unsigned int q = ctx->rx_queue_index;
-	unsigned char *eth = ctx->data, tmp[ETH_ALEN];
+	unsigned char *eth = ctx->data;
 
 	if (q >= MAXQ ||
 	    /* Relaxed: the owner compares it with itself. */
@@ -74,11 +75,8 @@ qprog_run(struct xdp_md *ctx, void *priv)
 		return (uint32_t)bpf_redirect_map(st->cpumap, 0, 0);
 	if (st->act == XDP_REDIRECT)
 		return (uint32_t)bpf_redirect(st->ifindex, 0);
-	if (st->act == XDP_TX) {
-		memcpy(tmp, eth, ETH_ALEN);
-		memcpy(eth, eth + ETH_ALEN, ETH_ALEN);
-		memcpy(eth + ETH_ALEN, tmp, ETH_ALEN);
-	}
+	if (st->act == XDP_TX)
+		t_xdp_swap_macs(eth);
 	return st->act;
 }
 
@@ -200,29 +198,6 @@ count_napi_threads(const struct net_device *dev)
 	}
 	closedir(d);
 	return n;
-}
-
-static struct device *
-make_dma(bool iommu)
-{
-	if (iommu) {
-		struct pp_iommu_opts io = { .sz = sizeof(io) };
-
-		return pp_iommu_create(&io);
-	}
-	return pp_dma_identity_create(NULL);
-}
-
-static void
-dma_dev_destroy_clean(struct device *dma_dev)
-{
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
-
-	CHECK_EQ(pp_dma_dev_get_stats(dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(dma_dev);
 }
 
 /* Each queue's instance, pool and program run on a thread of its own. */
@@ -350,8 +325,7 @@ run_feed(unsigned int nq, uint32_t act, bool generic, bool iommu, bool early)
 	uint64_t rx, seen, rounds = (uint64_t)t_scale(300);
 	unsigned int q;
 
-	o.dma_dev = make_dma(iommu);
-	CHECK(o.dma_dev != NULL);
+	o.dma_dev = t_dma_dev_create(iommu, 0);
 	dev = netsim_create(&o);
 	CHECK(dev != NULL);
 	for (q = 0; q < nq; q++)
@@ -426,7 +400,7 @@ run_feed(unsigned int nq, uint32_t act, bool generic, bool iommu, bool early)
 	}
 	netsim_destroy(dev);
 	wait_pools_freed();
-	dma_dev_destroy_clean(o.dma_dev);
+	t_dma_dev_destroy_clean(o.dma_dev);
 }
 
 /* The inline wire in the poll: the NAPI threads never sleep; the device

@@ -32,6 +32,7 @@
 #include <pagepool/page_pool.h>
 
 #include "helpers.h"
+#include "netsim_helpers.h"
 #include "page_pool_helpers.h"
 
 #define BAD_VERDICT 99u
@@ -48,41 +49,11 @@ struct prog_cfg {
 /* PP_DMA_F_* of every DMA device the cases create. */
 static unsigned int dma_flags;
 
-/* The run's device ends with no fault, no DMA-API debug report and no
- * mapping left; then it is destroyed. */
-static void
-dma_dev_destroy_clean(struct device *dma_dev)
-{
-	struct pp_dma_stats ds = { .sz = sizeof(ds) };
-
-	CHECK_EQ(pp_dma_dev_get_stats(dma_dev, &ds), 0);
-	CHECK_EQ(ds.faults, 0);
-	CHECK_EQ(ds.debug_errors, 0);
-	CHECK_EQ(ds.live_mappings, 0);
-	pp_dma_dev_destroy(dma_dev);
-}
-
-static struct device *
-make_dma(bool iommu)
-{
-	if (iommu) {
-		struct pp_iommu_opts io = { .sz = sizeof(io),
-					    .flags = dma_flags };
-
-		return pp_iommu_create(&io);
-	} else {
-		struct pp_dma_dev_opts id = { .sz = sizeof(id),
-					      .flags = dma_flags };
-
-		return pp_dma_identity_create(&id);
-	}
-}
-
 static uint32_t
 test_prog(struct xdp_md *ctx, void *priv)
 {
 	struct prog_cfg *cfg = priv;
-	unsigned char *eth = ctx->data, tmp[ETH_ALEN];
+	unsigned char *eth = ctx->data;
 
 	cfg->runs++;
 	if ((unsigned char *)ctx->data_end < eth + ETH_HLEN)
@@ -93,11 +64,8 @@ test_prog(struct xdp_md *ctx, void *priv)
 		return (uint32_t)bpf_redirect_map(cfg->cpumap, cfg->cpu, 0);
 	if (cfg->act == XDP_REDIRECT && cfg->ifindex != 0)
 		return (uint32_t)bpf_redirect(cfg->ifindex, 0);
-	if (cfg->act == XDP_TX) {
-		memcpy(tmp, eth, ETH_ALEN);
-		memcpy(eth, eth + ETH_ALEN, ETH_ALEN);
-		memcpy(eth + ETH_ALEN, tmp, ETH_ALEN);
-	}
+	if (cfg->act == XDP_TX)
+		t_xdp_swap_macs(eth);
 	return cfg->act;
 }
 
@@ -115,8 +83,7 @@ run_case(bool iommu, bool generic, bool no_recycle, uint32_t act)
 	struct page_pool *pool;
 	uint64_t rx, exc, i, rounds = (uint64_t)t_scale(200);
 
-	o.dma_dev = make_dma(iommu);
-	CHECK(o.dma_dev != NULL);
+	o.dma_dev = t_dma_dev_create(iommu, dma_flags);
 	dev = netsim_create(&o);
 	CHECK(dev != NULL);
 	CHECK(dev_get_by_name(dev->name) == dev);
@@ -194,7 +161,7 @@ run_case(bool iommu, bool generic, bool no_recycle, uint32_t act)
 
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	dma_dev_destroy_clean(o.dma_dev);
+	t_dma_dev_destroy_clean(o.dma_dev);
 }
 
 struct target {
@@ -255,8 +222,7 @@ run_redirect(bool iommu, bool generic, bool threaded)
 	pthread_t th;
 	uint64_t i, rx, rounds = (uint64_t)t_scale(100);
 
-	o.dma_dev = make_dma(iommu);
-	CHECK(o.dma_dev != NULL);
+	o.dma_dev = t_dma_dev_create(iommu, dma_flags);
 	src = netsim_create(&o);
 	t.dev = netsim_create(&o);
 	CHECK(src != NULL && t.dev != NULL);
@@ -311,7 +277,7 @@ run_redirect(bool iommu, bool generic, bool threaded)
 		CHECK_EQ(ps.recycle_stats.ring, 0);
 	netsim_destroy(src);
 	pp_test_wait_freed(2000);
-	dma_dev_destroy_clean(o.dma_dev);
+	t_dma_dev_destroy_clean(o.dma_dev);
 }
 
 /* Nothing to do: the NAPI would wait for an interrupt; let the wire run. */
@@ -337,8 +303,7 @@ run_wire_thread(bool iommu, bool generic, uint32_t act)
 	struct net_device *dev;
 	uint64_t n = (uint64_t)t_scale(20000);
 
-	o.dma_dev = make_dma(iommu);
-	CHECK(o.dma_dev != NULL);
+	o.dma_dev = t_dma_dev_create(iommu, dma_flags);
 	dev = netsim_create(&o);
 	CHECK(dev != NULL);
 	CHECK_EQ(netsim_wire_start(dev, 0, 1), -ENETDOWN);
@@ -374,7 +339,7 @@ run_wire_thread(bool iommu, bool generic, uint32_t act)
 		CHECK_EQ(dev->xdp_exceptions, 0);
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	dma_dev_destroy_clean(o.dma_dev);
+	t_dma_dev_destroy_clean(o.dma_dev);
 }
 
 /*
@@ -398,7 +363,7 @@ run_cpumap(bool iommu, bool generic)
 	CHECK(cfg.cpumap != NULL);
 	CHECK_EQ(cpu_map_update_elem(cfg.cpumap, 1, 512), 0);
 	CHECK_EQ(cpu_map_update_elem(cfg.cpumap, 1, 512), -EEXIST);
-	o.dma_dev = make_dma(iommu);
+	o.dma_dev = t_dma_dev_create(iommu, dma_flags);
 	dev = netsim_create(&o);
 	CHECK(dev != NULL);
 	CHECK_EQ(dev_open(dev), 0);
@@ -432,7 +397,7 @@ run_cpumap(bool iommu, bool generic)
 	}
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	dma_dev_destroy_clean(o.dma_dev);
+	t_dma_dev_destroy_clean(o.dma_dev);
 }
 
 static void
@@ -485,7 +450,7 @@ run_multiqueue(bool iommu, bool generic)
 	unsigned int q;
 	int n;
 
-	o.dma_dev = make_dma(iommu);
+	o.dma_dev = t_dma_dev_create(iommu, dma_flags);
 	dev = netsim_create(&o);
 	CHECK(dev != NULL);
 	CHECK_EQ(dev->num_rx_queues, 4);
@@ -514,7 +479,7 @@ run_multiqueue(bool iommu, bool generic)
 	}
 	netsim_destroy(dev);
 	pp_test_wait_freed(2000);
-	dma_dev_destroy_clean(o.dma_dev);
+	t_dma_dev_destroy_clean(o.dma_dev);
 }
 
 /* Two queues, each with its wire on its own thread: the wire's counters
@@ -885,8 +850,7 @@ run_replay(bool iommu)
 		frames[i] = replay_bytes[i];
 	}
 	memset(replay_seen, 0, sizeof(replay_seen));
-	o.dma_dev = make_dma(iommu);
-	CHECK(o.dma_dev != NULL);
+	o.dma_dev = t_dma_dev_create(iommu, dma_flags);
 	dev = netsim_create(&o);
 	CHECK(dev != NULL);
 	CHECK_EQ(netsim_wire_replay(NULL, frames, lens, 5), -EINVAL);
@@ -920,7 +884,7 @@ run_replay(bool iommu)
 	CHECK_EQ(napi_poll(netsim_napi(dev, 0)), 5);
 	CHECK_EQ(dev->stats.rx_length_errors, 100);
 	netsim_destroy(dev);
-	dma_dev_destroy_clean(o.dma_dev);
+	t_dma_dev_destroy_clean(o.dma_dev);
 }
 
 /*
@@ -938,16 +902,13 @@ dma_counts(void)
 	struct bpf_prog prog = { .run = test_prog, .priv = &cfg,
 				 .name = "test_prog" };
 	struct netsim_opts o = { .sz = sizeof(o), .frame_len = 100 };
-	struct pp_dma_dev_opts id = { .sz = sizeof(id),
-				      .flags = dma_flags | PP_DMA_F_QUIET };
 	struct pp_dma_stats ds = { .sz = sizeof(ds) };
 	struct netsim_stats ws;
 	struct net_device *dev;
 	uint64_t i, rx, rounds = (uint64_t)t_scale(50);
 	int n;
 
-	o.dma_dev = pp_dma_identity_create(&id);
-	CHECK(o.dma_dev != NULL);
+	o.dma_dev = t_dma_dev_create(false, dma_flags | PP_DMA_F_QUIET);
 	dev = netsim_create(&o);
 	CHECK(dev != NULL);
 	CHECK_EQ(dev_open(dev), 0);

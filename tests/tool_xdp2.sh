@@ -6,12 +6,20 @@
 # Each run must print the sample's per-protocol line for UDP
 # ("proto 17: N pkt/s") and exit 0, which the tool does only when every
 # frame was sent back (or counted), every page came back and the DMA
-# device saw no fault. Bad usage exits 2 with a message.
+# device saw no fault. Bad usage exits 2 with a message. Each run is a
+# process of its own with its own software NIC and lasts two seconds: up
+# to four run side by side (run_bg, smoke_lib.sh).
 set -u
 tool=$1
 fail=0
+. "$(dirname "$0")/smoke_lib.sh"
 
 expect_ok() {
+	run_bg check_ok "$@"
+}
+
+# shellcheck disable=SC2317  # called through run_bg
+check_ok() {
 	local out
 	if ! out=$("$tool" --duration 2 "$@" sim0 2>&1); then
 		echo "FAIL: xdp2 $* exited non-zero:"; echo "$out"; fail=1; return
@@ -44,6 +52,7 @@ expect_ok -S -F --wire thread
 expect_ok --bounce
 expect_ok -S --bounce --iommu
 expect_ok --bounce --iommu --no-recycle --wire thread --size 1500
+wait_bg
 
 expect_usage_error ppnosuchif0
 expect_usage_error

@@ -9,11 +9,19 @@
 # left in flight and the DMA device saw no fault. Bad usage is refused
 # with exit 2 and a message. The same runs under --bounce prove the
 # driver's and the pool's syncs cover exactly what the CPU reads.
+# Each run is a process of its own with its own software NIC and lasts a
+# second: up to four run side by side (run_bg, smoke_lib.sh).
 set -u
 tool=$1
 fail=0
+. "$(dirname "$0")/smoke_lib.sh"
 
 expect_ok() {
+	run_bg check_ok "$@"
+}
+
+# shellcheck disable=SC2317  # called through run_bg
+check_ok() {
 	local out act=$1 opt=$2
 	shift 2
 	if ! out=$("$tool" --dev sim0 --act "$act" -s 1 --duration 1 "$@" 2>&1); then
@@ -125,6 +133,7 @@ for mode in "" "-S"; do
 done
 expect_ok XDP_DROP no_touch --pcap "$tmp/be.pcap" --queues 2
 expect_ok XDP_DROP no_touch --pcap "$tmp/ns.pcap" --wire thread
+wait_bg
 out=$("$tool" --dev sim0 --act XDP_DROP --pcap "$tmp/good.pcap" -s 1 --duration 1 2>&1)
 if ! grep -q "WARN: --pcap .*1 of 7 frames" <<<"$out" ||
    ! grep -Eq '^Dropped by the NIC, too long or too short: [1-9][0-9]* frames \(rx_length_errors\)$' <<<"$out"; then

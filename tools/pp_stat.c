@@ -84,6 +84,25 @@ alive(long pid, uint64_t start_time)
 	return start == start_time;
 }
 
+/*
+ * The file @name of @pid is not a live view this pp-stat reads: remove it
+ * if its process is gone (left by a dead process of any version), and
+ * say which. Returns the exit status, 1.
+ */
+static int
+unusable_view(long pid, const char *name)
+{
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+		shm_unlink(name);
+		fprintf(stderr, "pp-stat: process %ld has exited; "
+			"its pools are gone\n", pid);
+		return 1;
+	}
+	fprintf(stderr, "pp-stat: /dev/shm%s is not a pagepool live "
+		"view of this version\n", name);
+	return 1;
+}
+
 static uint64_t
 boottime_ms(void)
 {
@@ -399,16 +418,7 @@ main(int argc, char **argv)
 	}
 	if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(*h)) {
 		close(fd);
-		/* Left by a dead process (of any version): remove it. */
-		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-			shm_unlink(name);
-			fprintf(stderr, "pp-stat: process %ld has exited; "
-				"its pools are gone\n", pid);
-			return 1;
-		}
-		fprintf(stderr, "pp-stat: /dev/shm%s is not a pagepool live "
-			"view of this version\n", name);
-		return 1;
+		return unusable_view(pid, name);
 	}
 	h = mmap(NULL, sizeof(*h), PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
@@ -421,16 +431,7 @@ main(int argc, char **argv)
 	    h->version != PP_SHM_VERSION ||
 	    h->slot_size != sizeof(struct pp_shm_pool) ||
 	    h->nslots != PP_SHM_SLOTS || h->pid != pid) {
-		/* Left by a dead process (of any version): remove it. */
-		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-			shm_unlink(name);
-			fprintf(stderr, "pp-stat: process %ld has exited; "
-				"its pools are gone\n", pid);
-			return 1;
-		}
-		fprintf(stderr, "pp-stat: /dev/shm%s is not a pagepool live "
-			"view of this version\n", name);
-		return 1;
+		return unusable_view(pid, name);
 	}
 	if (!alive(pid, h->start_time)) {
 		/* Killed before its exit handler ran: the file is the dead

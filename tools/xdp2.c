@@ -154,7 +154,7 @@ main(int argc, char **argv)
 	bool iommu = false, wire_thread = false, bounce = false;
 	uint64_t iter = 0, seen, rx;
 	double t0, tlast, t;
-	char check[IFNAMSIZ];
+	char check[IFNAMSIZ], unknown[IFNAMSIZ + 32];
 	int opt, ret, rc = 0;
 	bool xsk = false, sleep_idle = false, cpu_time = false;
 	bool sized = false;
@@ -258,39 +258,11 @@ main(int argc, char **argv)
 	if (dmadev == NULL)
 		return 1;
 	nopts.dma_dev = dmadev;
-#ifdef PP_HAVE_AFXDP
-	if (xsk) {
-		struct pp_xsk_opts xo = { .sz = sizeof(xo),
-			.skb_mode = (xdp_flags & XDP_FLAGS_SKB_MODE) != 0,
-			.no_recycle = nopts.no_recycle };
-		char msg[256];
-
-		devs[0] = pp_xsk_create(ifname, &xo, msg, sizeof(msg));
-		if (devs[0] == NULL) {
-			fprintf(stderr, "ERR: unknown interface %s: %s\n",
-				ifname, msg);
-			rc = errno == ENODEV || errno == EINVAL ? 2 : 1;
-			goto out;
-		}
-		ndev = 1;
-	}
-#endif
-	if (!xsk) {
-		rc = pp_tool_netsim_create(devs, &ndev, want, &nopts, ifname);
-		if (rc != 0)
-			goto out;
-	}
-	dev = dev_get_by_name(ifname);
-	if (dev == NULL) {
-		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-			strerror(ENODEV));
-		rc = 1;
+	snprintf(unknown, sizeof(unknown), "unknown interface %s", ifname);
+	rc = pp_tool_devs_open(devs, &ndev, &dev, ifname, xsk, xdp_flags, want,
+			       &nopts, unknown);
+	if (rc != 0)
 		goto out;
-	}
-	if (pp_tool_dev_open(dev, ifname, xsk) != 0) {
-		rc = 1;
-		goto out;
-	}
 	pool = netsim_page_pool(dev, 0);
 	napi = netsim_napi(dev, 0);
 #ifdef PP_HAVE_AFXDP

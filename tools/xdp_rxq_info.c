@@ -587,6 +587,7 @@ main(int argc, char **argv)
 	bool sep = true, iommu = false, watching = false, wire_thread = false;
 	bool coherent = false, bounce = false;
 	const char *pcap_path = NULL;
+	char unknown[64];
 	struct pcap_frames pf = { 0 };
 	unsigned int too_long = 0;
 	unsigned int dflags;
@@ -796,48 +797,14 @@ main(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	nopts.dma_dev = dmadev;
-#ifdef PP_HAVE_AFXDP
-	if (xsk) {
-		struct pp_xsk_opts xo = { .sz = sizeof(xo),
-			.skb_mode = (xdp_flags & XDP_FLAGS_SKB_MODE) != 0,
-			.no_recycle = nopts.no_recycle };
-		char msg[256];
-
-		extra[0] = pp_xsk_create(ifname, &xo, msg, sizeof(msg));
-		if (extra[0] == NULL && errno == ENODEV) {
-			/* The sample's words, then ours. */
-			fprintf(stderr,
-				"ERR: --dev name unknown err(%d):%s: %s\n",
-				ENODEV, strerror(ENODEV), msg);
-			rc = EXIT_FAIL_OPTION;
-			goto out_devs;
-		}
-		if (extra[0] == NULL) {
-			fprintf(stderr, "ERR: --dev %s: %s\n", ifname, msg);
-			rc = errno == ENODEV || errno == EINVAL ?
-				     EXIT_FAIL_OPTION : EXIT_FAIL;
-			goto out_devs;
-		}
-		ndev = 1;
-	}
-#endif
-	/* Create sim0 .. simN; only the one asked for runs. */
-	if (!xsk) {
-		rc = pp_tool_netsim_create(extra, &ndev, want, &nopts, ifname);
-		if (rc != 0)
-			goto out_devs;
-	}
-	dev = dev_get_by_name(ifname);
-	if (dev == NULL) {
-		fprintf(stderr, "ERR: --dev name unknown err(%d):%s\n", ENODEV,
-			strerror(ENODEV));
-		rc = EXIT_FAIL_OPTION;
+	/* Create sim0 .. simN, of which only the one asked for runs, or the
+	 * AF_XDP device; a missing one in the sample's words. */
+	snprintf(unknown, sizeof(unknown), "--dev name unknown err(%d):%s",
+		 ENODEV, strerror(ENODEV));
+	rc = pp_tool_devs_open(extra, &ndev, &dev, ifname, xsk, xdp_flags,
+			       want, &nopts, unknown);
+	if (rc != 0)
 		goto out_devs;
-	}
-	if (pp_tool_dev_open(dev, ifname, xsk) != 0) {
-		rc = EXIT_FAIL;
-		goto out_devs;
-	}
 	kifindex = dev->ifindex;
 	if (pf.n != 0) {
 		ret = netsim_wire_replay(dev, pf.frames, pf.lens, pf.n);

@@ -641,7 +641,8 @@ pp_bulk_recyclable(const struct page_pool *pool, struct page *const *data,
 		other |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
 		/* page_pool_unref_and_test() of a sole reference: A3, the
 		 * acquire load that pairs with other holders' release drops
-		 * (page_pool_unref_page()); a sole holder stores nothing. */
+		 * (page_pool_unref_page()); a sole holder stores nothing.
+		 * Needed: relaxed, page_pool_stash_bulk finds a race. */
 		other |= (unsigned long)pp_load_acquire(&page->pp_ref_count) ^
 			 1UL;
 	}

@@ -277,13 +277,8 @@ _pp_page_region(const struct page *page)
 {
 	uintptr_t a = (uintptr_t)page;
 	struct pp_region *r = addr_map_lookup(&desc_map, a);
-	uintptr_t off;
 
-	if (r == NULL)
-		return NULL;
-	off = a - (uintptr_t)r->pages;
-	if (off >= (r->end_pfn - r->base_pfn) * sizeof(struct page) ||
-	    off % sizeof(struct page) != 0)
+	if (r == NULL || !_pp_region_holds_desc(r, a))
 		return NULL;
 	return r;
 }

@@ -890,6 +890,29 @@ inbox_claim(void)
 }
 
 /*
+ * A block of @r whose count is zero: into the calling thread's cache slot
+ * for its zone (claiming one if @create, as pcp_slot()), else back into
+ * the zone. Context: any thread.
+ */
+static void
+free_to_cache_or_zone(struct pp_region *r, struct page *page,
+		      unsigned int order, int create)
+{
+	struct pp_zone *z = r->zone;
+	struct pp_pcp *pcp;
+
+	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, create) : NULL;
+	if (PP_LIKELY(pcp != NULL)) {
+		pcp_push(pcp, page, order);
+		return;
+	}
+	pp_spin_lock(&z->lock);
+	buddy_free(z, r, page, order);
+	pp_spin_unlock(&z->lock);
+	zone_maybe_purge(z);
+}
+
+/*
  * A block freed by another thread, or left by a closed inbox: into the
  * calling thread's cache if it has a slot for the zone (never claiming
  * one, so a slot being filled keeps its zone), else the zone.
@@ -898,19 +921,8 @@ static void
 cache_put(struct page *page)
 {
 	struct pp_region *r = _pp_region_of(page->virtual);
-	unsigned int order = page->_order;
-	struct pp_zone *z = r->zone;
-	struct pp_pcp *pcp;
 
-	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 0) : NULL;
-	if (pcp != NULL) {
-		pcp_push(pcp, page, order);
-		return;
-	}
-	pp_spin_lock(&z->lock);
-	buddy_free(z, r, page, order);
-	pp_spin_unlock(&z->lock);
-	zone_maybe_purge(z);
+	free_to_cache_or_zone(r, page, page->_order, 0);
 }
 
 /* Take every block in the calling thread's inbox into its cache. */
@@ -1360,8 +1372,6 @@ free_the_page_slow(struct pp_region *r, struct page *page,
 		   unsigned int order)
 {
 	unsigned short owner = page->_pcp_owner;
-	struct pp_zone *z = r->zone;
-	struct pp_pcp *pcp;
 
 	/* Another thread's block goes home through its inbox; the batch
 	 * needs this thread's exit-time flush, hence the registration. */
@@ -1371,15 +1381,7 @@ free_the_page_slow(struct pp_region *r, struct page *page,
 		remote_free(page, owner);
 		return;
 	}
-	pcp = order <= PP_PCP_MAX_ORDER ? pcp_slot(z, 1) : NULL;
-	if (PP_LIKELY(pcp != NULL)) {
-		pcp_push(pcp, page, order);
-		return;
-	}
-	pp_spin_lock(&z->lock);
-	buddy_free(z, r, page, order);
-	pp_spin_unlock(&z->lock);
-	zone_maybe_purge(z);
+	free_to_cache_or_zone(r, page, order, 1);
 }
 
 /*

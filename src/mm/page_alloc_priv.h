@@ -162,15 +162,26 @@ extern struct pp_region **_pp_desc_top[1UL << PP_DESC_TOP_BITS];
  * Atomic. */
 extern unsigned long _pp_region_gen;
 
+/* Whether @a is the address of one of @r's descriptors (the start of
+ * one, not inside one): what both lookups check of the region found. */
+static inline __attribute__((always_inline)) int
+_pp_region_holds_desc(const struct pp_region *r, uintptr_t a)
+{
+	uintptr_t off = a - (uintptr_t)r->pages;
+
+	return off < (r->end_pfn - r->base_pfn) * sizeof(struct page) &&
+	       off % sizeof(struct page) == 0;
+}
+
 static inline __attribute__((always_inline)) struct pp_region *
 _pp_page_region_inline(const struct page *page)
 {
-	uintptr_t a = (uintptr_t)page, g, off;
+	uintptr_t a = (uintptr_t)page, g;
 	struct pp_region **leaf, *r;
 
 #ifdef PP_MODEL_CHECK
 	/* The GenMC harnesses have no tables: their environment's answer. */
-	(void)a, (void)g, (void)off, (void)leaf, (void)r;
+	(void)a, (void)g, (void)leaf, (void)r;
 	return _pp_page_region(page);
 #else
 	if (a >> PP_MAP_ADDR_BITS)
@@ -184,11 +195,7 @@ _pp_page_region_inline(const struct page *page)
 	/* A4: pairs with release R4 in map_set() (mem_source.c). */
 	r = __atomic_load_n(&leaf[g & ((1UL << PP_DESC_LEAF_BITS) - 1)],
 			    __ATOMIC_ACQUIRE);
-	if (r == NULL)
-		return NULL;
-	off = a - (uintptr_t)r->pages;
-	if (off >= (r->end_pfn - r->base_pfn) * sizeof(struct page) ||
-	    off % sizeof(struct page) != 0)
+	if (r == NULL || !_pp_region_holds_desc(r, a))
 		return NULL;
 	return r;
 #endif

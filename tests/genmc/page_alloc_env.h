@@ -18,37 +18,18 @@
  *    struct per thread here (GenMC runs scalar thread-locals only), and
  *    its sizes are small: one slot, an order-0 stack of 4 refilled and
  *    spilled 2 at a time, remote batches of one block, 4 inbox ids;
- *  - pthread_once() and the thread-specific key, which GenMC's
- *    <pthread.h> lacks: the destructor and each thread's value are kept
- *    here, and a harness thread calls env_thread_exit() where it would
- *    return, which runs the destructor as the thread's exit does;
- *  - fault injection: never armed.
+ *  - pthread_once(), the thread-specific key and fault injection, as
+ *    env_common.h supplies them: a harness thread calls env_thread_exit()
+ *    where it would return, which runs the key's destructor.
  */
 #ifndef PAGEPOOL_GENMC_PAGE_ALLOC_ENV_H
 #define PAGEPOOL_GENMC_PAGE_ALLOC_ENV_H
 
-#include <assert.h>
-#include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-
-#include <genmc.h>
-
-#define AWAIT(cond) __VERIFIER_assume(cond)
+#include "env_common.h"
 
 #ifndef ENV_NPAGES
 #define ENV_NPAGES 4
 #endif
-#define ENV_THREADS 8
-
-/* GenMC's <pthread.h> has no pthread_once nor thread-specific keys. */
-typedef int pthread_once_t;
-#define PTHREAD_ONCE_INIT 0
-typedef unsigned int pthread_key_t;
-int pthread_once(pthread_once_t *once, void (*fn)(void));
-int pthread_key_create(pthread_key_t *key, void (*destructor)(void *));
-int pthread_setspecific(pthread_key_t key, const void *value);
 #ifndef CLOCK_MONOTONIC_COARSE
 #define CLOCK_MONOTONIC_COARSE 6
 #endif
@@ -63,12 +44,6 @@ int pthread_setspecific(pthread_key_t key, const void *value);
 /* Fault injection (src/lib/mem.c), never armed. */
 int _pp_fault_armed_threads;
 
-int
-_pp_fault_should_fail(void)
-{
-	return 0;
-}
-
 unsigned long _pp_region_gen = 1;
 
 #include "mm/page_alloc.c"
@@ -76,61 +51,11 @@ unsigned long _pp_region_gen = 1;
 /* ---- Threads ------------------------------------------------------------ */
 
 static struct pp_thread_cache env_tcache[ENV_THREADS];
-static void (*env_key_dtor)(void *);
-/* Each thread's value of the one key, written by that thread only. */
-static void *env_key_value[ENV_THREADS];
-
-static int
-env_tid(void)
-{
-	int i = (int)pthread_self();
-
-	assert(i >= 0 && i < ENV_THREADS);
-	return i;
-}
 
 static struct pp_thread_cache *
 _pp_model_tcache(void)
 {
 	return &env_tcache[env_tid()];
-}
-
-int
-pthread_once(pthread_once_t *once, void (*fn)(void))
-{
-	/* The harnesses register the first thread alone: no wait for a
-	 * concurrent first caller is needed. */
-	if (__atomic_exchange_n(once, 1, __ATOMIC_ACQ_REL) == 0)
-		fn();
-	return 0;
-}
-
-int
-pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
-{
-	*key = 0;
-	env_key_dtor = destructor;
-	return 0;
-}
-
-int
-pthread_setspecific(pthread_key_t key, const void *value)
-{
-	(void)key;
-	env_key_value[env_tid()] = (void *)value;
-	return 0;
-}
-
-/* The calling thread exits: its key's destructor runs, as pthread's. */
-static void
-env_thread_exit(void)
-{
-	void *value = env_key_value[env_tid()];
-
-	if (value != NULL && env_key_dtor != NULL) {
-		env_key_value[env_tid()] = NULL;
-		env_key_dtor(value);
-	}
 }
 
 /* ---- The source, its zone and its region -------------------------------- */

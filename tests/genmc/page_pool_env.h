@@ -41,14 +41,7 @@
 #ifndef PAGEPOOL_GENMC_PAGE_POOL_ENV_H
 #define PAGEPOOL_GENMC_PAGE_POOL_ENV_H
 
-#include <assert.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-
-#include <genmc.h>
-
-#define AWAIT(cond) __VERIFIER_assume(cond)
+#include "env_common.h"
 
 #ifndef ENV_NPAGES
 #define ENV_NPAGES 2
@@ -68,14 +61,12 @@
 #define __builtin_constant_p(x) 0
 
 /*
- * GenMC's <pthread.h> has no condition variables and no pthread_once:
- * page_pool.c's deferred-release thread uses them, and never runs here
- * (nor do the users of the other declarations below).
+ * GenMC's <pthread.h> has no condition variables: page_pool.c's
+ * deferred-release thread uses them, and never runs here (nor do the
+ * users of the other declarations below).
  */
 typedef int pthread_cond_t;
 typedef int pthread_condattr_t;
-typedef int pthread_once_t;
-#define PTHREAD_ONCE_INIT 0
 #define PTHREAD_COND_INITIALIZER 0
 int pthread_condattr_init(pthread_condattr_t *attr);
 int pthread_condattr_setclock(pthread_condattr_t *attr, int clock);
@@ -85,12 +76,7 @@ int pthread_cond_signal(pthread_cond_t *cond);
 int pthread_cond_broadcast(pthread_cond_t *cond);
 int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 			   const struct timespec *abstime);
-int pthread_once(pthread_once_t *once, void (*fn)(void));
 int pthread_attr_setdetachstate(pthread_attr_t *attr, int state);
-/* Nor thread-specific keys: page_frag_cache.c's per-thread cache. */
-typedef unsigned int pthread_key_t;
-int pthread_key_create(pthread_key_t *key, void (*destructor)(void *));
-int pthread_setspecific(pthread_key_t key, const void *value);
 void *calloc(size_t n, size_t size);
 
 /* A DMA tracking directory of 2 chunks of 4 slots, not 4096 of 1024: the
@@ -181,12 +167,6 @@ _pp_free(void *ptr)
 		env_track_obj.users = 0;
 		env_track_obj.revoked = 0;
 	}
-}
-
-int
-_pp_fault_should_fail(void)
-{
-	return 0;
 }
 
 /* ---- Page allocator ---------------------------------------------------- */
@@ -364,74 +344,20 @@ _pp_shm_pool_del(struct page_pool *pool)
  *  - the memset() zeroing a new stash, which GenMC cannot run on the
  *    heap: one plain store a field (the page pointers are written before
  *    they are read);
- *  - pthread_once() and the thread-specific key, which GenMC's
- *    <pthread.h> lacks: the key's destructor and each thread's value are
- *    kept here, and a harness thread calls env_thread_exit() where it
- *    would return, which runs the destructor as the thread's exit does.
+ *  - pthread_once() and the thread-specific key, as env_common.h
+ *    supplies them: a harness thread calls env_thread_exit() where it
+ *    would return, which runs the key's destructor.
  * PP_STASH_SIZE is 2 (with a ring of 8 the flush threshold is 2 as
  * well), so that a slot's entries are written again after two puts, and
  * PP_STASH_SLOTS is 1: the harness has one pool, and every slot is a
  * lock section the exit flush and the steal go through.
  */
-#define ENV_THREADS 8
-
-static void (*env_key_dtor)(void *);
-/* Each thread's value of the one key, written by that thread only. */
-static void *env_key_value[ENV_THREADS];
-
-static int
-env_tid(void)
-{
-	int i = (int)pthread_self();
-
-	assert(i >= 0 && i < ENV_THREADS);
-	return i;
-}
-
 int
 posix_memalign(void **ptr, size_t align, size_t size)
 {
 	(void)align;
 	*ptr = malloc(size);
 	return *ptr == NULL ? ENOMEM : 0;
-}
-
-int
-pthread_once(pthread_once_t *once, void (*fn)(void))
-{
-	/* The harnesses have one thread that sets a stash up: no wait for
-	 * a concurrent first caller is needed. */
-	if (__atomic_exchange_n(once, 1, __ATOMIC_ACQ_REL) == 0)
-		fn();
-	return 0;
-}
-
-int
-pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
-{
-	*key = 0;
-	env_key_dtor = destructor;
-	return 0;
-}
-
-int
-pthread_setspecific(pthread_key_t key, const void *value)
-{
-	(void)key;
-	env_key_value[env_tid()] = (void *)value;
-	return 0;
-}
-
-/* The calling thread exits: its key's destructor runs, as pthread's. */
-static void
-env_thread_exit(void)
-{
-	void *value = env_key_value[env_tid()];
-
-	if (value != NULL && env_key_dtor != NULL) {
-		env_key_value[env_tid()] = NULL;
-		env_key_dtor(value);
-	}
 }
 
 #define PP_STASH_SIZE 2u

@@ -61,26 +61,33 @@ while IFS='|' read -r name _ file _ cflags; do
 done < <(grep -v '^#' "$here/harnesses.txt" | awk -F'|' '$2 == "pass"')
 
 # The configurations to run for a weakening of $1 at line $2: those that
-# include the file, the ones the comments just above the access name first
-# (a configuration name, or a harness file: "needed: ..., NAME finds"),
-# then the rest in harnesses.txt order.
+# include the file; first the ones the comments just above the access name
+# ("Needed: relaxed, NAME finds ..."), then those whose harness file they
+# name ("tests/genmc/FILE"), then the rest in harnesses.txt order. Only
+# comment lines count: a configuration may share a function's name
+# (page_pool_destroy), and the code around an access is not a pointer to
+# the harness that catches it. The order changes no verdict (every
+# configuration runs until one fails), only how soon the catching one
+# runs: the first ones that hold cost a full exploration each.
 order_for() {
-	local f=$1 lineno=$2 near h hfile named='' rest=''
-	near=$(sed -n "$((lineno > 12 ? lineno - 12 : 1)),${lineno}p" "$src/$f")
+	local f=$1 lineno=$2 near h hfile named='' filed='' rest=''
+	near=$(sed -n "$((lineno > 12 ? lineno - 12 : 1)),${lineno}p" "$src/$f" |
+		grep -E '^[[:space:]]*(/[*/]|[*])|/[*]')
 	for h in $harnesses; do
 		if [ -f "$work/deps/$h" ] && ! grep -qxF "$f" "$work/deps/$h"; then
 			continue
 		fi
 		hfile=$(grep -v '^#' "$here/harnesses.txt" | grep "^$h|" | cut -d'|' -f3)
-		if grep -qE "(^|[^a-z_])$h([^a-z_]|\$)" <<<"$near" ||
-		   grep -qF "tests/genmc/$hfile" <<<"$near"; then
+		if grep -qE "(^|[^a-z_])$h([^a-z_]|\$)" <<<"$near"; then
 			named="$named $h"
+		elif grep -qF "tests/genmc/$hfile" <<<"$near"; then
+			filed="$filed $h"
 		else
 			rest="$rest $h"
 		fi
 	done
 	# shellcheck disable=SC2086 # one name a word
-	echo $named $rest
+	echo $named $filed $rest
 }
 
 weaken_line() {

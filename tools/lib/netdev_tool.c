@@ -78,42 +78,91 @@ pp_tool_dma_dev_create(bool iommu, unsigned int flags)
 	return dmadev;
 }
 
-int
-pp_tool_netsim_create(struct net_device **devs, unsigned int *ndev,
-		      unsigned int want, const struct netsim_opts *opts,
-		      const char *ifname)
+/* sim0 .. sim@want into @devs, counted in @ndev; 0, or the exit code. */
+static int
+netsim_devs_create(struct net_device **devs, unsigned int *ndev,
+		   unsigned int want, const struct netsim_opts *opts,
+		   const char *ifname)
 {
 	unsigned int i;
+	int err;
 
 	for (i = 0; i <= want; i++) {
 		devs[i] = netsim_create(opts);
 		if (devs[i] == NULL) {
+			err = errno;
 			fprintf(stderr, "ERR: cannot create %s: %s\n", ifname,
-				strerror(errno));
-			return errno == EINVAL ? 2 : 1;
+				strerror(err));
+			return err == EINVAL ? 2 : 1;
 		}
 		(*ndev)++;
 	}
 	return 0;
 }
 
-int
-pp_tool_dev_open(struct net_device *dev, const char *ifname, bool xsk)
+#ifdef PP_HAVE_AFXDP
+/* The AF_XDP device over @ifname into devs[0]; 0, or the exit code. */
+static int
+xsk_dev_create(struct net_device **devs, unsigned int *ndev,
+	       const char *ifname, uint32_t xdp_flags, bool no_recycle,
+	       const char *unknown)
 {
-	int ret = dev_open(dev);
+	struct pp_xsk_opts xo = { .sz = sizeof(xo),
+		.skb_mode = (xdp_flags & XDP_FLAGS_SKB_MODE) != 0,
+		.no_recycle = no_recycle };
+	char msg[256];
+	int err;
 
-	if (ret == 0)
-		return 0;
+	devs[0] = pp_xsk_create(ifname, &xo, msg, sizeof(msg));
+	if (devs[0] == NULL) {
+		err = errno;
+		fprintf(stderr, "ERR: %s: %s\n",
+			err == ENODEV ? unknown : ifname, msg);
+		return err == ENODEV || err == EINVAL ? 2 : 1;
+	}
+	*ndev = 1;
+	return 0;
+}
+#endif
+
+int
+pp_tool_devs_open(struct net_device **devs, unsigned int *ndev,
+		  struct net_device **devp, const char *ifname, bool xsk,
+		  uint32_t xdp_flags, unsigned int want,
+		  const struct netsim_opts *opts, const char *unknown)
+{
+	struct net_device *dev;
+	int rc, ret;
+
 #ifdef PP_HAVE_AFXDP
 	if (xsk)
-		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-			pp_xsk_open_error(dev));
+		rc = xsk_dev_create(devs, ndev, ifname, xdp_flags,
+				    opts->no_recycle, unknown);
 	else
 #endif
-		fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
-			strerror(-ret));
-	(void)xsk;
-	return ret;
+		rc = netsim_devs_create(devs, ndev, want, opts, ifname);
+	(void)xsk, (void)xdp_flags;
+	if (rc != 0)
+		return rc;
+	dev = dev_get_by_name(ifname);
+	if (dev == NULL) {
+		fprintf(stderr, "ERR: %s\n", unknown);
+		return 2;
+	}
+	ret = dev_open(dev);
+	if (ret != 0) {
+#ifdef PP_HAVE_AFXDP
+		if (xsk)
+			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+				pp_xsk_open_error(dev));
+		else
+#endif
+			fprintf(stderr, "ERR: cannot open %s: %s\n", ifname,
+				strerror(-ret));
+		return 1;
+	}
+	*devp = dev;
+	return 0;
 }
 
 void

@@ -41,16 +41,19 @@ bool pp_tool_pool_freed(void);
 struct device *pp_tool_dma_dev_create(bool iommu, unsigned int flags);
 
 /*
- * Create the software NICs sim0 .. sim@want into @devs, counting them in
- * @ndev (the caller destroys them, also after a failure). Returns 0, or
- * the exit code after reporting: 2 for bad options, else 1.
+ * Create the tool's devices and open the one named @ifname into @devp:
+ * with @xsk the AF_XDP device over the real interface @ifname (generic XDP
+ * if @xdp_flags has XDP_FLAGS_SKB_MODE, else native; @opts->no_recycle as
+ * the software NIC's), else the software NICs sim0 .. sim@want (@opts).
+ * They go into @devs, counted in @ndev (the caller destroys them, also
+ * after a failure). Returns 0, or the exit code after reporting: 2 for
+ * bad options or an unknown interface (reported as "ERR: @unknown", the
+ * tool's words, then why), else 1.
  */
-int pp_tool_netsim_create(struct net_device **devs, unsigned int *ndev,
-			  unsigned int want, const struct netsim_opts *opts,
-			  const char *ifname);
-
-/* dev_open() @dev (@xsk: an AF_XDP device); 0, or reported and -errno. */
-int pp_tool_dev_open(struct net_device *dev, const char *ifname, bool xsk);
+int pp_tool_devs_open(struct net_device **devs, unsigned int *ndev,
+		      struct net_device **devp, const char *ifname, bool xsk,
+		      uint32_t xdp_flags, unsigned int want,
+		      const struct netsim_opts *opts, const char *unknown);
 
 /* Destroy the @n devices (@xsk: AF_XDP ones) and drain the skb cache. */
 void pp_tool_devs_destroy(struct net_device **devs, unsigned int n, bool xsk);
