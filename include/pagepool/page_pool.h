@@ -612,15 +612,49 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
 
 /*
+ * __pp_recycle_bad() - the owner's recycle test of one page, as the
+ * owner's single put decides: would a put of @page recycle it into
+ * @pool's alloc cache? The page must carry the pool signature with bits
+ * 0 and 1 clear (a head page, not pfmemalloc: pp_magic overlays
+ * compound_head), belong to @pool, and hold its last page reference and
+ * its last pool reference. Returns the bits of the last three tests that
+ * fail, and ORs pp_magic ^ PP_SIGNATURE into *@magic, of which the bits
+ * of (PP_MAGIC_MASK | 0x3UL) must be clear (the DMA index bits are the
+ * page's own): the page passes when both are zero. The signature's word
+ * is kept apart so that a batch masks it once (a 64-bit mask per page
+ * costs owner-page_pool01-bulk32 about one instruction a page). Only
+ * reads, four fields of one cache line, with no branch. The one test of a
+ * page on the owner's bulk paths: pp_bulk_recyclable() and the
+ * page-by-page run of page_pool_put_page_bulk().
+ * Context: the owner, holding @page.
+ */
+static PP_ALWAYS_INLINE unsigned long
+__pp_recycle_bad(const struct page_pool *pool, const struct page *page,
+		 unsigned long *magic)
+{
+	unsigned long bad;
+
+	*magic |= pp_load_relaxed(&page->pp_magic) ^ PP_SIGNATURE;
+	bad = (uintptr_t)page->pp ^ (uintptr_t)pool;
+	bad |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
+	/* page_pool_unref_and_test() of a sole reference: A3, the acquire
+	 * load that pairs with other holders' release drops (R3 in
+	 * page_pool_unref_page()); a sole holder stores nothing. Needed:
+	 * relaxed, page_pool_stash_bulk (tests/genmc/page_pool_stash.c)
+	 * finds the other holder's write racing with the owner's next use
+	 * of the page. */
+	bad |= (unsigned long)pp_load_acquire(&page->pp_ref_count) ^ 1UL;
+	return bad;
+}
+
+/*
  * pp_bulk_recyclable() - would a put of each of @data[0..@count) recycle
  * it into @pool's alloc cache, as the owner's single put decides? Each
- * page must carry the pool signature with bits 0 and 1 clear (a head page,
- * not pfmemalloc: pp_magic overlays compound_head), belong to @pool, and
- * hold its last page reference and its last pool reference. Only reads:
- * the caller acts on the whole batch or on none of it. Branch-light: the
- * tests of every page are folded into two words and judged once, so a
- * batch costs four loads of each page's struct page (one cache line) and
- * a few ALU operations per page; a NULL entry ends it at once.
+ * page is tested by __pp_recycle_bad(). Only reads: the caller acts on
+ * the whole batch or on none of it. Branch-light: the tests of every page
+ * are folded into two words and judged once, so a batch costs four loads
+ * of each page's struct page (one cache line) and a few ALU operations
+ * per page; a NULL entry ends it at once.
  * Context: the owner, holding every page of @data.
  */
 static PP_ALWAYS_INLINE bool
@@ -636,16 +670,8 @@ pp_bulk_recyclable(const struct page_pool *pool, struct page *const *data,
 
 		if (PP_UNLIKELY(page == NULL))
 			return false;
-		magic |= pp_load_relaxed(&page->pp_magic) ^ PP_SIGNATURE;
-		other |= (uintptr_t)page->pp ^ (uintptr_t)pool;
-		other |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
-		/* page_pool_unref_and_test() of a sole reference: A3, the
-		 * acquire load that pairs with other holders' release drops
-		 * (page_pool_unref_page()); a sole holder stores nothing. */
-		other |= (unsigned long)pp_load_acquire(&page->pp_ref_count) ^
-			 1UL;
+		other |= __pp_recycle_bad(pool, page, &magic);
 	}
-	/* The DMA index bits are the page's own; all else must match. */
 	return ((magic & (PP_MAGIC_MASK | 0x3UL)) | other) == 0;
 }
 

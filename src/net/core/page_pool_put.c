@@ -285,7 +285,8 @@ _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
  * a whole batch that passes, is one pass that only reads (each page's
  * tests accumulated into two words, no branch per page but the NULL
  * test), then one copy into the cache and one statistics store: see
- * pp_bulk_recyclable() in page_pool.h. When some page fails, nothing has
+ * pp_bulk_recyclable() in page_pool.h. Both passes test a page with
+ * __pp_recycle_bad(), the bulk paths' one A3. When some page fails, nothing has
  * been written yet, and the batch goes page by page: straight into the
  * cache while each page passes, the first that does not and the rest to
  * the general path, which decides each page on its own (so one bad page
@@ -306,6 +307,7 @@ bulk_direct(struct page **data, unsigned int count)
 {
 	struct page_pool *pool;
 	struct page **cache;
+	unsigned long magic = 0;
 	unsigned int i, c, room;
 
 	if (PP_DEBUG || count == 0 || data[0] == NULL)
@@ -338,18 +340,9 @@ bulk_direct(struct page **data, unsigned int count)
 
 		if (PP_UNLIKELY(page == NULL))
 			break;
-		bad = (pp_load_relaxed(&page->pp_magic) &
-		       (PP_MAGIC_MASK | 0x3UL)) ^ PP_SIGNATURE;
-		bad |= (uintptr_t)page->pp ^ (uintptr_t)pool;
-		bad |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
-		/* page_pool_unref_and_test() of a sole reference: A3, the
-		 * acquire load that pairs with other holders' release drops
-		 * (page_pool_unref_page()); nothing to store. Needed:
-		 * relaxed, page_pool_stash_bulk (tests/genmc/page_pool_stash.c)
-		 * finds the other holder's write racing with the owner's
-		 * next use of the page. */
-		if (PP_UNLIKELY(bad != 0 ||
-				pp_load_acquire(&page->pp_ref_count) != 1))
+		/* The pages before passed: their signature bits are clear. */
+		bad = __pp_recycle_bad(pool, page, &magic);
+		if (PP_UNLIKELY((bad | (magic & (PP_MAGIC_MASK | 0x3UL))) != 0))
 			break;
 		cache[i] = page;
 	}
