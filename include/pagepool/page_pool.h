@@ -624,8 +624,9 @@ PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
  * is kept apart so that a batch masks it once (a 64-bit mask per page
  * costs owner-page_pool01-bulk32 about one instruction a page). Only
  * reads, four fields of one cache line, with no branch. The one test of a
- * page on the owner's bulk paths: pp_bulk_recyclable() and the
- * page-by-page run of page_pool_put_page_bulk().
+ * page on the owner's bulk paths: pp_bulk_recyclable(), the
+ * page-by-page run of page_pool_put_page_bulk() and the debug builds'
+ * checks of page_pool_recycle_direct_bulk().
  * Context: the owner, holding @page.
  */
 static PP_ALWAYS_INLINE unsigned long
@@ -718,6 +719,70 @@ __page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
 }
 #define page_pool_put_page_bulk(data, count)                                  \
 	__page_pool_put_page_bulk_inline(data, count)
+#endif
+
+/**
+ * page_pool_recycle_direct_bulk() - the owner gives back @n pages of
+ * @pool that it holds alone, trusted: no test of any page.
+ * @pool: the pages' pool
+ * @pages: the pages, each as page_pool_alloc_pages() or
+ *	page_pool_alloc_pages_bulk() hands it out (overwritten)
+ * @n: how many
+ *
+ * A pagepool extension, the bulk of the kernel's
+ * page_pool_recycle_direct() in the shape of DPDK's rte_mempool_put_bulk(),
+ * which trusts its caller. The contract: every page is @pool's, and the
+ * caller holds its only page reference and its only pool reference (as
+ * pages fresh from the pool do, and as page_pool_put_page_bulk() checks
+ * page by page). Nothing of the pages is read: when the caller is @pool's
+ * owner, the pool syncs nothing for the device and its alloc cache has
+ * room for all @n, they are one copy into the cache and one update of its
+ * count and of the cached statistic. When any of those three tests fails,
+ * the batch goes to page_pool_put_page_bulk(), which checks every page, so
+ * a wrong thread, a full cache or a syncing pool costs speed, never a
+ * page. In release builds a page that breaks the contract goes into the
+ * cache all the same (as DPDK stores whatever it is given); debug builds
+ * (PP_DEBUG) test every page with __pp_recycle_bad(), report each that
+ * fails, and give such a batch to the checked path instead.
+ * Context: @pool's owner (any other thread falls back as above).
+ * A NULL @pages with @n > 0 is ignored, and a NULL @pool sends the pages
+ * to page_pool_put_page_bulk(), both with errno EINVAL.
+ */
+PP_API void page_pool_recycle_direct_bulk(struct page_pool *pool,
+					  struct page **pages, unsigned int n);
+
+#if !PP_DEBUG && !defined(PAGEPOOL_BUILDING_LIB)
+/*
+ * The inline fast path, which calls of page_pool_recycle_direct_bulk()
+ * reach through the macro below (the function stays exported, as above):
+ * the batch-level tests, then one copy into the alloc cache. Everything
+ * else is the exported function's.
+ */
+static PP_ALWAYS_INLINE void
+__page_pool_recycle_direct_bulk_inline(struct page_pool *pool,
+				       struct page **pages, unsigned int n)
+{
+	uint32_t c;
+
+	/* Relaxed: only the owner itself matches; pairs with nothing (as
+	 * in __page_pool_put_unrefed()). The cache is the owner's: its
+	 * count is read only after that test. */
+	if (PP_LIKELY(pool != NULL && pages != NULL &&
+		      pp_load_relaxed(&pool->owner) == pp_thread_self() &&
+		      !pp_load_relaxed(&pool->dma_sync) &&
+		      n <= PP_ALLOC_CACHE_SIZE - (c = pool->alloc.count))) {
+		__pp_copy_pages(&pool->alloc.cache[c], pages, n);
+		pool->alloc.count = c + n;
+#if PAGE_POOL_STATS
+		pp_store_relaxed(&pool->owner_recycle_stats.cached,
+				 pool->owner_recycle_stats.cached + n);
+#endif
+		return;
+	}
+	(page_pool_recycle_direct_bulk)(pool, pages, n);
+}
+#define page_pool_recycle_direct_bulk(pool, pages, n)                         \
+	__page_pool_recycle_direct_bulk_inline(pool, pages, n)
 #endif
 
 /**

@@ -434,3 +434,59 @@ void
 	if (n < count)
 		put_page_bulk_general(data + n, count - n);
 }
+
+/*
+ * The owner's trusted bulk recycle (see page_pool.h): the batch-level
+ * tests the header's inline path makes, then one copy into the alloc
+ * cache; any test failing sends the batch to the checked bulk put. Debug
+ * builds test every page first (_pp_debug_recycle_bulk()), and a batch
+ * with a page that breaks the contract goes to the checked put, which
+ * decides each page on its own.
+ */
+void
+(page_pool_recycle_direct_bulk)(struct page_pool *pool, struct page **pages,
+				unsigned int n)
+{
+	uint32_t c;
+	unsigned int i;
+
+	if (pages == NULL) {
+		if (n > 0 || pool == NULL)
+			errno = EINVAL;
+		return;
+	}
+	if (pool == NULL) {
+		/* No pool to trust: each page to its own, checked. */
+		errno = EINVAL;
+		if (PP_DEBUG)
+			_pp_debug_recycle_bulk_nopool(n);
+		(page_pool_put_page_bulk)(pages, n);
+		return;
+	}
+	if (PP_DEBUG) {
+		bool bad = false;
+
+		n = _pp_debug_recycle_bulk(pool, pages, n, &bad);
+		if (bad) {
+			(page_pool_put_page_bulk)(pages, n);
+			return;
+		}
+	}
+	/* Relaxed: only the owner itself matches; pairs with nothing (as in
+	 * __page_pool_put_unrefed()). */
+	if (pp_load_relaxed(&pool->owner) != pp_thread_self() ||
+	    pp_load_relaxed(&pool->dma_sync) ||
+	    n > PP_ALLOC_CACHE_SIZE - (c = pool->alloc.count)) {
+		(page_pool_put_page_bulk)(pages, n);
+		return;
+	}
+	if (PP_DEBUG)
+		for (i = 0; i < n; i++)
+			__page_pool_debug_recycle(pool, pages[i]);
+	__pp_copy_pages(&pool->alloc.cache[c], pages, n);
+	pool->alloc.count = c + n;
+#if PAGE_POOL_STATS
+	pp_store_relaxed(&pool->owner_recycle_stats.cached,
+			 pool->owner_recycle_stats.cached + n);
+#endif
+}
