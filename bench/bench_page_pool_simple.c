@@ -35,6 +35,10 @@
  * time with page_pool_alloc_pages_bulk() and give them back with
  * page_pool_put_page_bulk() (the owner's: straight into the alloc cache;
  * anyone else's: the ring), counted per page; the labels gain "_bulkN".
+ * --trusted returns them with page_pool_recycle_direct_bulk() instead,
+ * which tests no page (DPDK's rte_mempool_put_bulk() shape; in a pool
+ * without an owner it falls back to the checked put); "_trusted" is
+ * added to the labels.
  *
  * Two ways of calling the library:
  *   inline (default)  the header's inline fast paths, as a userspace user
@@ -93,7 +97,7 @@ static uint32_t loops = 10000000;
 /* --bulk: pages per bulk call in tests 01 and 02 (0: single pages). */
 #define BULK_MAX 64
 static unsigned int bulk;
-static bool json, outline, stats;
+static bool json, outline, stats, trusted;
 
 static void
 report(const char *type, struct time_bench_record *rec)
@@ -274,13 +278,14 @@ pp_loop_outline(struct page_pool *pool, enum test_type type)
 }
 
 /*
- * --bulk: page_pool_alloc_pages_bulk() and page_pool_put_page_bulk() of
- * @bulk pages, through the header's inline paths or, with --outline, the
- * exported functions (the parenthesised names) with a barrier per round.
- * Returns the pages allocated and returned.
+ * --bulk: page_pool_alloc_pages_bulk() and page_pool_put_page_bulk() (or,
+ * @trust, page_pool_recycle_direct_bulk()) of @bulk pages, through the
+ * header's inline paths or, with --outline, the exported functions (the
+ * parenthesised names) with a barrier per round. Returns the pages
+ * allocated and returned.
  */
 static PP_ALWAYS_INLINE uint64_t
-pp_loop_bulk(struct page_pool *pool, bool out_of_line)
+pp_loop_bulk(struct page_pool *pool, bool out_of_line, bool trust)
 {
 	struct page *pages[BULK_MAX];
 	uint64_t i, rounds = loops / bulk;
@@ -291,14 +296,22 @@ pp_loop_bulk(struct page_pool *pool, bool out_of_line)
 							 pages, bulk) != bulk)
 				break;
 			pp_barrier();
-			(page_pool_put_page_bulk)(pages, bulk);
+			if (trust)
+				(page_pool_recycle_direct_bulk)(pool, pages,
+								bulk);
+			else
+				(page_pool_put_page_bulk)(pages, bulk);
 		} else {
 			if (page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages,
 						       bulk) != bulk)
 				break;
 			/* The array escapes, as a driver's ring would. */
 			__asm__ __volatile__("" : : "r"(pages) : "memory");
-			page_pool_put_page_bulk(pages, bulk);
+			if (trust)
+				page_pool_recycle_direct_bulk(pool, pages,
+							      bulk);
+			else
+				page_pool_put_page_bulk(pages, bulk);
 		}
 	}
 	return i * bulk;
@@ -307,9 +320,12 @@ pp_loop_bulk(struct page_pool *pool, bool out_of_line)
 static uint64_t
 run_loop(struct page_pool *pool, enum test_type type)
 {
+	if (bulk > 0 && type != TYPE_SLOW && trusted)
+		return outline ? pp_loop_bulk(pool, true, true)
+			       : pp_loop_bulk(pool, false, true);
 	if (bulk > 0 && type != TYPE_SLOW)
-		return outline ? pp_loop_bulk(pool, true)
-			       : pp_loop_bulk(pool, false);
+		return outline ? pp_loop_bulk(pool, true, false)
+			       : pp_loop_bulk(pool, false, false);
 	if (outline) {
 		if (type == TYPE_FAST_PATH)
 			return pp_loop_outline(pool, TYPE_FAST_PATH);
@@ -385,8 +401,9 @@ time_bench_page_pool(const char *name, enum test_type type,
 	if (bulk > 0 && type != TYPE_SLOW) {
 		char label[96];
 
-		snprintf(label, sizeof(label), "%s_bulk%u",
-			 type_names[ctx][type], bulk);
+		snprintf(label, sizeof(label), "%s_bulk%u%s",
+			 type_names[ctx][type], bulk,
+			 trusted ? "_trusted" : "");
 		report(label, &rec);
 	} else {
 		report(type_names[ctx][type], &rec);
@@ -426,6 +443,10 @@ usage(FILE *out)
 		"                   (page_pool_alloc_pages_bulk(), "
 		"page_pool_put_page_bulk();\n"
 		"                   1..%d; a pagepool extension), per page\n"
+		"  --trusted        with --bulk, return them with "
+		"page_pool_recycle_direct_bulk(),\n"
+		"                   which tests no page (DPDK's put_bulk "
+		"shape)\n"
 		"  --stats          print the pool's counters after each test\n"
 		"  --cpu N          pin to the N-th usable CPU (default 0)\n"
 		"  --json           one JSON object per result line\n"
@@ -459,6 +480,7 @@ main(int argc, char **argv)
 		{ "outline", no_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "bulk", required_argument, NULL, 'b' },
+		{ "trusted", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -490,6 +512,9 @@ main(int argc, char **argv)
 							       optarg, 1,
 							       BULK_MAX);
 			break;
+		case 't':
+			trusted = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -511,6 +536,10 @@ main(int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
+	}
+	if (trusted && bulk == 0) {
+		fprintf(stderr, PROG ": --trusted needs --bulk N\n");
+		return 2;
 	}
 
 	if (!json)

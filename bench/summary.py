@@ -94,7 +94,11 @@ REF_LABEL = {
     'pagepool_pp_slow_same': 'pagepool page_pool slow path',
     'pagepool_alloc_pages_same': 'pagepool alloc_pages/__free_pages',
     'pagepool_ptr_ring_spsc': 'pagepool ptr_ring produce/consume',
-    'pagepool_pp_bulk32_same': 'pagepool alloc_pages_bulk/put_page_bulk 32, per buffer',
+    # The bulk rows' shapes: checked, the kernel's page_pool tests of
+    # every page (page_pool_put_page_bulk()); trusted, none, as DPDK's
+    # put_bulk (page_pool_recycle_direct_bulk()).
+    'pagepool_pp_bulk32_same': 'pagepool bulk 32, checked (kernel\'s tests)',
+    'pagepool_pp_bulk32_trusted_same': 'pagepool bulk 32, trusted (DPDK\'s shape)',
     'pagepool_ptr_ring_burst32_spsc': 'pagepool ptr_ring batched 32 both sides, per item',
 }
 GROUPS = [
@@ -110,8 +114,17 @@ GROUPS = [
          ('jemalloc_aligned_same', 'jemalloc mallocx(ALIGN 4096)/dallocx'),
      ]),
     ('bulk', 'page_pool bulk, owner: alloc_pages_bulk(32) + put_page_bulk(32), '
-     'per buffer (both inline)',
+     'per buffer (both inline; checked: the kernel\'s page_pool tests of '
+     'every page)',
      'pagepool_pp_bulk32_same', [
+         ('pagepool_pp_bulk32_trusted_same',
+          'pagepool bulk 32, trusted (DPDK\'s shape)'),
+         ('dpdk_mempool_c256_bulk32_same', 'DPDK get_bulk/put_bulk 32 (inline)'),
+     ]),
+    ('bulk_trusted', 'page_pool bulk, owner: alloc_pages_bulk(32) + '
+     'recycle_direct_bulk(32), which trusts its caller as DPDK\'s put_bulk '
+     'does, per buffer (both inline)',
+     'pagepool_pp_bulk32_trusted_same', [
          ('dpdk_mempool_c256_bulk32_same', 'DPDK get_bulk/put_bulk 32 (inline)'),
      ]),
     ('ring', 'page_pool ring path (no owner, same thread)',
@@ -190,15 +203,23 @@ def load_sequence(path):
     return seq
 
 
-def paired(seq, ours, peer):
+def paired(seq, ours, peer, between=()):
     """peer ns / ours ns of each peer line directly followed by an ours
-    line: the two ran one after the other in one process (peer_dpdk runs
-    pagepool's target rows right after the DPDK row each is compared with),
-    so each ratio saw one state of the machine."""
+    line, or separated from it only by rows in @between: the two ran one
+    after the other in one process (peer_dpdk runs pagepool's target rows
+    right after the DPDK row each is compared with; the trusted bulk row
+    after the checked one), so each ratio saw one state of the machine."""
     out = []
-    for (t1, ns1), (t2, ns2) in zip(seq, seq[1:]):
-        if t1 == peer and t2 == ours and ns2 > 0:
-            out.append(ns1 / ns2)
+    for i, (t1, ns1) in enumerate(seq):
+        if t1 != peer:
+            continue
+        for t2, ns2 in seq[i + 1:]:
+            if t2 == ours:
+                if ns2 > 0:
+                    out.append(ns1 / ns2)
+                break
+            if t2 not in between:
+                break
     return out
 
 
@@ -276,12 +297,13 @@ def too_wide(stats, *types):
             (stats[t]['spread'] is None or stats[t]['spread'] > SPREAD_MAX)]
 
 
-def target(stats, what, ours, peer, label, seq=None):
+def target(stats, what, ours, peer, label, seq=None, between=()):
     """A target 'ours at or below the peer'. With three or more paired
-    rounds (same process, one after the other) the paired ratios decide:
-    every round on one side, or their median when their spread allows.
-    Otherwise the medians decide, only when both rows' spreads allow it."""
-    pr = paired(seq or [], ours, peer)
+    rounds (same process, one after the other, with only @between rows
+    in between) the paired ratios decide: every round on one side, or
+    their median when their spread allows. Otherwise the medians decide,
+    only when both rows' spreads allow it."""
+    pr = paired(seq or [], ours, peer, between)
     r = ratio_of(stats, ours, peer)
     if r is None:
         return {'target': what, 'status': 'n/a',
@@ -364,6 +386,11 @@ def verdicts(stats, seq=None):
         'get_bulk/put_bulk 32, per buffer',
         'pagepool_pp_bulk32_same', 'dpdk_mempool_c256_bulk32_same',
         'DPDK bulk 32', seq))
+    out.append(target(
+        stats, 'target: page_pool bulk alloc + trusted recycle of 32 '
+        '(DPDK\'s shape) at or below DPDK get_bulk/put_bulk 32, per buffer',
+        'pagepool_pp_bulk32_trusted_same', 'dpdk_mempool_c256_bulk32_same',
+        'DPDK bulk 32', seq, between=('pagepool_pp_bulk32_same',)))
     out.append(target(
         stats, 'target: ptr_ring batched produce + consume of 32 at or below '
         'rte_ring burst 32, per item',

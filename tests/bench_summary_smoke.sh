@@ -38,6 +38,10 @@ for r in 1 2 3; do
 	tb dpdk_mempool_c256_cross 90.$r
 	tb pagepool_ptr_ring_spsc 4.$r
 	tb ck_ring_spsc 6.$r
+	# peer_dpdk's order: DPDK's bulk row, then ours checked and trusted.
+	tb dpdk_mempool_c256_bulk32_same 0.5$r
+	tb pagepool_pp_bulk32_same 1.6$r
+	tb pagepool_pp_bulk32_trusted_same 0.4$r
 done >"$tmp/peers"
 rows=$tmp/rows.tsv
 : >"$rows"
@@ -52,7 +56,12 @@ grep -q '^target: page_pool faster than every malloc .*closest glibc malloc/free
 	bad "peers table: the malloc target does not name the closest in words"$'\n'"$out"
 grep -q "^target: page_pool's inline fast path at least 1.5 times as fast as DPDK's rte_mempool cached get/put: MET" <<<"$out" ||
 	bad "peers table: no fast-path target in words"$'\n'"$out"
-[ "$(grep -c '^target: ' <<<"$out")" -eq 6 ] || bad "peers table: want 6 targets"$'\n'"$out"
+# The trusted row is paired with the DPDK row across the checked one.
+grep -q "^target: page_pool bulk alloc + trusted recycle of 32 (DPDK's shape) .*: MET (every paired round)" <<<"$out" ||
+	bad "peers table: the trusted bulk target is not paired"$'\n'"$out"
+grep -q "^target: page_pool bulk alloc + put of 32 .*: MISSED (every paired round)" <<<"$out" ||
+	bad "peers table: the checked bulk target is not paired"$'\n'"$out"
+[ "$(grep -c '^target: ' <<<"$out")" -eq 7 ] || bad "peers table: want 7 targets"$'\n'"$out"
 for c in owner cross ring; do
 	grep -q "^$c	" "$rows" || bad "peers: no $c chart row"
 done

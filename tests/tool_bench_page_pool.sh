@@ -68,7 +68,20 @@ for mode in "" --outline; do
 	grep -A1 "Type:no-softirq-page_pool02_bulk32 Per" <<<"$out" | grep -q 'cached 0 .* ring 3264 ' ||
 		{ echo "FAIL: $what: bulk without NAPI did not go through the ring"; echo "$out"; fail=1; }
 done
-for bad in "--bulk 0" "--bulk 65" "--bulk x"; do
+# --trusted: the owner's pages come back with
+# page_pool_recycle_direct_bulk(), straight into the cache; a pool without
+# NAPI has no owner, so the batch falls back to the checked put: the ring.
+for mode in "" --outline; do
+	what="bulk trusted ${mode:-inline}"
+	# shellcheck disable=SC2086
+	out=$("$tool" $mode --loops 3200 --bulk 32 --trusted --run_flags 0x84 --stats 2>&1) ||
+		{ echo "FAIL: $what: exit $?"; echo "$out"; fail=1; continue; }
+	grep -A1 "Type:owner_page_pool01_fast_path_bulk32_trusted Per" <<<"$out" | grep -q 'cached 3200 ' ||
+		{ echo "FAIL: $what: owner trusted bulk did not recycle directly"; echo "$out"; fail=1; }
+	grep -A1 "Type:no-softirq-page_pool02_bulk32_trusted Per" <<<"$out" | grep -q 'cached 0 .* ring 3264 ' ||
+		{ echo "FAIL: $what: trusted bulk without an owner did not fall back to the ring"; echo "$out"; fail=1; }
+done
+for bad in "--bulk 0" "--bulk 65" "--bulk x" "--trusted"; do
 	# shellcheck disable=SC2086
 	"$tool" $bad >/dev/null 2>&1; rc=$?
 	[ "$rc" -eq 2 ] || { echo "FAIL: '$bad' exited $rc, want 2"; fail=1; }

@@ -27,7 +27,8 @@
  * B of every EAL row runs on lcore 1 through rte_eal_remote_launch().
  *
  * pagepool's rows that the targets compare with these (pp_rows.c:
- * pagepool_pp_bulk32_same, pagepool_pp_ring_cross,
+ * pagepool_pp_bulk32_same and pagepool_pp_bulk32_trusted_same, the
+ * checked and the trusted bulk return, pagepool_pp_ring_cross,
  * pagepool_ptr_ring_burst32_spsc) run right after the DPDK row they are
  * compared with, in this process, A on lcore 0's CPU and B a pthread
  * pinned to lcore 1's, every round (-R), so a ratio's two sides share the
@@ -415,6 +416,7 @@ main(int argc, char **argv)
 		 * it (pp_rows.c): the same process, CPUs and moment. */
 		row_bulk_same();
 		pp_row_bulk32_same();
+		pp_row_bulk32_trusted_same();
 		row_cross_lcore("dpdk_mempool_c256_cross", POOL_CACHE);
 		pp_row_ring_cross();
 		row_cross_lcore("dpdk_mempool_c0_cross", 0);

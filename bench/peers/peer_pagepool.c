@@ -14,7 +14,12 @@
  *                                (bench_page_pool_simple's test 03)
  *   pagepool_pp_bulk32_same      the owner: page_pool_alloc_pages_bulk()
  *                                of 32 + page_pool_put_page_bulk() of 32,
- *                                per buffer (DPDK's get_bulk/put_bulk row)
+ *                                per buffer (DPDK's get_bulk/put_bulk row);
+ *                                checked: the kernel's page_pool tests of
+ *                                every page
+ *   pagepool_pp_bulk32_trusted_same  the same returning with
+ *                                page_pool_recycle_direct_bulk(), trusted:
+ *                                DPDK's shape, no test of any page
  *   pagepool_alloc_pages_same    alloc_pages(0) + __free_pages(0)
  *   pagepool_pp_ring_cross       A (owner) allocates with refill, B puts
  *                                with page_pool_put_full_page(false): the
@@ -168,6 +173,7 @@ main(int argc, char **argv)
 		row_pp_same("pagepool_pp_ring_same", 1);
 		row_pp_same("pagepool_pp_slow_same", 2);
 		pp_row_bulk32_same();
+		pp_row_bulk32_trusted_same();
 		row_pa_same();
 		pp_row_ring_cross();
 		pp_row_ring_bulk32_cross();

@@ -57,8 +57,17 @@ pp_rows_pool_destroy(struct page_pool *pool)
 	page_pool_destroy(pool);
 }
 
-static uint64_t
-pp_bulk_loop(struct page_pool *pool, uint64_t rounds)
+/*
+ * The owner's bulk round trip: page_pool_alloc_pages_bulk() of 32, a touch
+ * of each page, and the return of all 32. @trusted picks the return:
+ * page_pool_put_page_bulk(), which tests every page as the kernel's
+ * page_pool puts do (the pool signature, the pool, a sole page reference
+ * and a sole pool reference), or page_pool_recycle_direct_bulk(), which
+ * trusts its caller as DPDK's rte_mempool_put_bulk() does (checks only in
+ * debug builds). A constant in each caller, so each loop is its own.
+ */
+static inline __attribute__((always_inline)) uint64_t
+pp_bulk_loop(struct page_pool *pool, uint64_t rounds, bool trusted)
 {
 	struct page *pages[PP_BULK];
 	uint64_t i;
@@ -71,13 +80,16 @@ pp_bulk_loop(struct page_pool *pool, uint64_t rounds)
 		for (k = 0; k < PP_BULK; k++)
 			peer_touch(page_address(pages[k]));
 		peer_escape(pages);
-		page_pool_put_page_bulk(pages, PP_BULK);
+		if (trusted)
+			page_pool_recycle_direct_bulk(pool, pages, PP_BULK);
+		else
+			page_pool_put_page_bulk(pages, PP_BULK);
 	}
 	return i;
 }
 
-void
-pp_row_bulk32_same(void)
+static void
+pp_row_bulk32(const char *type, bool trusted)
 {
 	struct time_bench_record rec = { .step = 0 };
 	struct napi_struct napi;
@@ -86,16 +98,31 @@ pp_row_bulk32_same(void)
 
 	napi_init_current(&napi);
 	pool = pp_rows_pool_create(&napi);
-	if (pp_bulk_loop(pool, PEER_WARMUP / PP_BULK) < PEER_WARMUP / PP_BULK)
-		peer_die("pagepool_pp_bulk32_same: allocation failed");
+	if ((trusted ? pp_bulk_loop(pool, PEER_WARMUP / PP_BULK, true)
+		     : pp_bulk_loop(pool, PEER_WARMUP / PP_BULK, false)) <
+	    PEER_WARMUP / PP_BULK)
+		peer_die("%s: allocation failed", type);
 	time_bench_start(&rec);
-	done = pp_bulk_loop(pool, rounds);
+	done = trusted ? pp_bulk_loop(pool, rounds, true)
+		       : pp_bulk_loop(pool, rounds, false);
 	time_bench_stop(&rec, done * PP_BULK);
 	if (done < rounds)
-		peer_die("pagepool_pp_bulk32_same: allocation failed");
-	peer_report("pagepool_pp_bulk32_same", &rec);
-	pp_rows_pool_stats("pagepool_pp_bulk32_same", pool);
+		peer_die("%s: allocation failed", type);
+	peer_report(type, &rec);
+	pp_rows_pool_stats(type, pool);
 	pp_rows_pool_destroy(pool);
+}
+
+void
+pp_row_bulk32_same(void)
+{
+	pp_row_bulk32("pagepool_pp_bulk32_same", false);
+}
+
+void
+pp_row_bulk32_trusted_same(void)
+{
+	pp_row_bulk32("pagepool_pp_bulk32_trusted_same", true);
 }
 
 static void *

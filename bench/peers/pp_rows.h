@@ -20,8 +20,13 @@ void pp_rows_pool_stats(const char *type, const struct page_pool *pool);
 void pp_rows_pool_destroy(struct page_pool *pool);
 
 /* pagepool_pp_bulk32_same: page_pool_alloc_pages_bulk() of 32 and
- * page_pool_put_page_bulk() of 32 in the owner, per buffer. */
+ * page_pool_put_page_bulk() of 32 in the owner, per buffer: the checked
+ * return (the kernel's page_pool tests of every page). */
 void pp_row_bulk32_same(void);
+/* pagepool_pp_bulk32_trusted_same: the same with
+ * page_pool_recycle_direct_bulk(), the return that trusts its caller
+ * (DPDK's rte_mempool_put_bulk() shape). */
+void pp_row_bulk32_trusted_same(void);
 /* pagepool_pp_ring_cross: A owns and allocates, B returns each page with
  * page_pool_put_full_page(). */
 void pp_row_ring_cross(void);

@@ -612,15 +612,50 @@ PP_API void page_pool_free_va(struct page_pool *pool, void *va,
 PP_API void page_pool_put_page_bulk(struct page **data, unsigned int count);
 
 /*
+ * __pp_recycle_bad() - the owner's recycle test of one page, as the
+ * owner's single put decides: would a put of @page recycle it into
+ * @pool's alloc cache? The page must carry the pool signature with bits
+ * 0 and 1 clear (a head page, not pfmemalloc: pp_magic overlays
+ * compound_head), belong to @pool, and hold its last page reference and
+ * its last pool reference. Returns the bits of the last three tests that
+ * fail, and ORs pp_magic ^ PP_SIGNATURE into *@magic, of which the bits
+ * of (PP_MAGIC_MASK | 0x3UL) must be clear (the DMA index bits are the
+ * page's own): the page passes when both are zero. The signature's word
+ * is kept apart so that a batch masks it once (a 64-bit mask per page
+ * costs owner-page_pool01-bulk32 about one instruction a page). Only
+ * reads, four fields of one cache line, with no branch. The one test of a
+ * page on the owner's bulk paths: pp_bulk_recyclable(), the
+ * page-by-page run of page_pool_put_page_bulk() and the debug builds'
+ * checks of page_pool_recycle_direct_bulk().
+ * Context: the owner, holding @page.
+ */
+static PP_ALWAYS_INLINE unsigned long
+__pp_recycle_bad(const struct page_pool *pool, const struct page *page,
+		 unsigned long *magic)
+{
+	unsigned long bad;
+
+	*magic |= pp_load_relaxed(&page->pp_magic) ^ PP_SIGNATURE;
+	bad = (uintptr_t)page->pp ^ (uintptr_t)pool;
+	bad |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
+	/* page_pool_unref_and_test() of a sole reference: A3, the acquire
+	 * load that pairs with other holders' release drops (R3 in
+	 * page_pool_unref_page()); a sole holder stores nothing. Needed:
+	 * relaxed, page_pool_stash_bulk (tests/genmc/page_pool_stash.c)
+	 * finds the other holder's write racing with the owner's next use
+	 * of the page. */
+	bad |= (unsigned long)pp_load_acquire(&page->pp_ref_count) ^ 1UL;
+	return bad;
+}
+
+/*
  * pp_bulk_recyclable() - would a put of each of @data[0..@count) recycle
  * it into @pool's alloc cache, as the owner's single put decides? Each
- * page must carry the pool signature with bits 0 and 1 clear (a head page,
- * not pfmemalloc: pp_magic overlays compound_head), belong to @pool, and
- * hold its last page reference and its last pool reference. Only reads:
- * the caller acts on the whole batch or on none of it. Branch-light: the
- * tests of every page are folded into two words and judged once, so a
- * batch costs four loads of each page's struct page (one cache line) and
- * a few ALU operations per page; a NULL entry ends it at once.
+ * page is tested by __pp_recycle_bad(). Only reads: the caller acts on
+ * the whole batch or on none of it. Branch-light: the tests of every page
+ * are folded into two words and judged once, so a batch costs four loads
+ * of each page's struct page (one cache line) and a few ALU operations
+ * per page; a NULL entry ends it at once.
  * Context: the owner, holding every page of @data.
  */
 static PP_ALWAYS_INLINE bool
@@ -636,17 +671,8 @@ pp_bulk_recyclable(const struct page_pool *pool, struct page *const *data,
 
 		if (PP_UNLIKELY(page == NULL))
 			return false;
-		magic |= pp_load_relaxed(&page->pp_magic) ^ PP_SIGNATURE;
-		other |= (uintptr_t)page->pp ^ (uintptr_t)pool;
-		other |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
-		/* page_pool_unref_and_test() of a sole reference: A3, the
-		 * acquire load that pairs with other holders' release drops
-		 * (page_pool_unref_page()); a sole holder stores nothing.
-		 * Needed: relaxed, page_pool_stash_bulk finds a race. */
-		other |= (unsigned long)pp_load_acquire(&page->pp_ref_count) ^
-			 1UL;
+		other |= __pp_recycle_bad(pool, page, &magic);
 	}
-	/* The DMA index bits are the page's own; all else must match. */
 	return ((magic & (PP_MAGIC_MASK | 0x3UL)) | other) == 0;
 }
 
@@ -693,6 +719,70 @@ __page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
 }
 #define page_pool_put_page_bulk(data, count)                                  \
 	__page_pool_put_page_bulk_inline(data, count)
+#endif
+
+/**
+ * page_pool_recycle_direct_bulk() - the owner gives back @n pages of
+ * @pool that it holds alone, trusted: no test of any page.
+ * @pool: the pages' pool
+ * @pages: the pages, each as page_pool_alloc_pages() or
+ *	page_pool_alloc_pages_bulk() hands it out (overwritten)
+ * @n: how many
+ *
+ * A pagepool extension, the bulk of the kernel's
+ * page_pool_recycle_direct() in the shape of DPDK's rte_mempool_put_bulk(),
+ * which trusts its caller. The contract: every page is @pool's, and the
+ * caller holds its only page reference and its only pool reference (as
+ * pages fresh from the pool do, and as page_pool_put_page_bulk() checks
+ * page by page). Nothing of the pages is read: when the caller is @pool's
+ * owner, the pool syncs nothing for the device and its alloc cache has
+ * room for all @n, they are one copy into the cache and one update of its
+ * count and of the cached statistic. When any of those three tests fails,
+ * the batch goes to page_pool_put_page_bulk(), which checks every page, so
+ * a wrong thread, a full cache or a syncing pool costs speed, never a
+ * page. In release builds a page that breaks the contract goes into the
+ * cache all the same (as DPDK stores whatever it is given); debug builds
+ * (PP_DEBUG) test every page with __pp_recycle_bad(), report each that
+ * fails, and give such a batch to the checked path instead.
+ * Context: @pool's owner (any other thread falls back as above).
+ * A NULL @pages with @n > 0 is ignored, and a NULL @pool sends the pages
+ * to page_pool_put_page_bulk(), both with errno EINVAL.
+ */
+PP_API void page_pool_recycle_direct_bulk(struct page_pool *pool,
+					  struct page **pages, unsigned int n);
+
+#if !PP_DEBUG && !defined(PAGEPOOL_BUILDING_LIB)
+/*
+ * The inline fast path, which calls of page_pool_recycle_direct_bulk()
+ * reach through the macro below (the function stays exported, as above):
+ * the batch-level tests, then one copy into the alloc cache. Everything
+ * else is the exported function's.
+ */
+static PP_ALWAYS_INLINE void
+__page_pool_recycle_direct_bulk_inline(struct page_pool *pool,
+				       struct page **pages, unsigned int n)
+{
+	uint32_t c;
+
+	/* Relaxed: only the owner itself matches; pairs with nothing (as
+	 * in __page_pool_put_unrefed()). The cache is the owner's: its
+	 * count is read only after that test. */
+	if (PP_LIKELY(pool != NULL && pages != NULL &&
+		      pp_load_relaxed(&pool->owner) == pp_thread_self() &&
+		      !pp_load_relaxed(&pool->dma_sync) &&
+		      n <= PP_ALLOC_CACHE_SIZE - (c = pool->alloc.count))) {
+		__pp_copy_pages(&pool->alloc.cache[c], pages, n);
+		pool->alloc.count = c + n;
+#if PAGE_POOL_STATS
+		pp_store_relaxed(&pool->owner_recycle_stats.cached,
+				 pool->owner_recycle_stats.cached + n);
+#endif
+		return;
+	}
+	(page_pool_recycle_direct_bulk)(pool, pages, n);
+}
+#define page_pool_recycle_direct_bulk(pool, pages, n)                         \
+	__page_pool_recycle_direct_bulk_inline(pool, pages, n)
 #endif
 
 /**

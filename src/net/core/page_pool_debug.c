@@ -423,6 +423,86 @@ _pp_debug_bulk_foreign(struct page *page)
 				      "page_pool page");
 }
 
+void
+_pp_debug_recycle_bulk_nopool(unsigned int n)
+{
+	char what[96];
+
+	if (!PP_DEBUG)
+		return;
+	snprintf(what, sizeof(what),
+		 "trusted bulk recycle of %u pages to a NULL pool", n);
+	report_poolless(NULL, what);
+}
+
+/* What is wrong with @page, which failed __pp_recycle_bad() for @pool, and
+ * whether the checked bulk put may still be given it (*@keep). */
+static const char *
+recycle_bulk_fault(const struct page_pool *pool, struct page *page,
+		   bool *keep, char *buf, size_t len)
+{
+	struct page *head;
+
+	*keep = false;
+	if (page == NULL)
+		return "trusted bulk recycle of a NULL page";
+	head = compound_head(page);
+	if ((head->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE) {
+		errno = EINVAL;
+		return "trusted bulk recycle of a page that is not a "
+		       "page_pool page";
+	}
+	if (pp_load_relaxed(&head->pp_ref_count) <= 0)
+		return "trusted bulk recycle of a page already back "
+		       "(a double put)";
+	*keep = true;
+	if (head != page)
+		return "trusted bulk recycle of a tail page";
+	if (head->pp != pool) {
+		snprintf(buf, len,
+			 "trusted bulk recycle of a page of pool %u",
+			 head->pp != NULL ? head->pp->id : 0);
+		return buf;
+	}
+	if (page_is_pfmemalloc(head))
+		return "trusted bulk recycle of a pfmemalloc page";
+	if (page_ref_count(head) != 1)
+		return "trusted bulk recycle of a page with another page "
+		       "reference";
+	return "trusted bulk recycle of a page with another pool reference";
+}
+
+unsigned int
+_pp_debug_recycle_bulk(struct page_pool *pool, struct page **pages,
+		       unsigned int n, bool *bad)
+{
+	unsigned int i, left = 0;
+
+	*bad = false;
+	if (!PP_DEBUG)
+		return n;
+	for (i = 0; i < n; i++) {
+		struct page *page = pages[i];
+		unsigned long magic = 0;
+		char buf[96];
+		const char *what;
+		bool keep;
+
+		if (page != NULL &&
+		    (__pp_recycle_bad(pool, page, &magic) |
+		     (magic & (PP_MAGIC_MASK | 0x3UL))) == 0) {
+			pages[left++] = page;
+			continue;
+		}
+		*bad = true;
+		what = recycle_bulk_fault(pool, page, &keep, buf, sizeof(buf));
+		report(pool, page, what);
+		if (keep)
+			pages[left++] = page;
+	}
+	return left;
+}
+
 uint64_t
 page_pool_debug_errors(const struct page_pool *pool)
 {

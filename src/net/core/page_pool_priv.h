@@ -253,6 +253,21 @@ void _pp_free_frag(struct page_pool *pool);
 void _pp_debug_bulk_foreign(struct page *page);
 
 /*
+ * The checks of page_pool_recycle_direct_bulk() (PP_DEBUG builds): every
+ * page of @pages[0..@n) must pass __pp_recycle_bad() for @pool. Each that
+ * does not is reported and counted on @pool, and *@bad set; the array is
+ * compacted to the pages the checked bulk put may still be given (a NULL
+ * entry, a page that is not a pool page and a page already back in its
+ * pool are dropped, as that put drops them, the second with errno
+ * EINVAL). Returns how many are left. _pp_debug_recycle_bulk_nopool()
+ * reports a call with a NULL pool, counted in page_pool_debug_errors(NULL).
+ */
+unsigned int _pp_debug_recycle_bulk(struct page_pool *pool,
+				    struct page **pages, unsigned int n,
+				    bool *bad);
+void _pp_debug_recycle_bulk_nopool(unsigned int n);
+
+/*
  * The leak report (PP_DEBUG builds): every page handed out is recorded
  * with its allocation call site and the last thread that touched it, until
  * it comes back. A destroyed pool's pages still out are listed when its

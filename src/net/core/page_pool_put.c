@@ -285,7 +285,8 @@ _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
  * a whole batch that passes, is one pass that only reads (each page's
  * tests accumulated into two words, no branch per page but the NULL
  * test), then one copy into the cache and one statistics store: see
- * pp_bulk_recyclable() in page_pool.h. When some page fails, nothing has
+ * pp_bulk_recyclable() in page_pool.h. Both passes test a page with
+ * __pp_recycle_bad(), the bulk paths' one A3. When some page fails, nothing has
  * been written yet, and the batch goes page by page: straight into the
  * cache while each page passes, the first that does not and the rest to
  * the general path, which decides each page on its own (so one bad page
@@ -306,6 +307,7 @@ bulk_direct(struct page **data, unsigned int count)
 {
 	struct page_pool *pool;
 	struct page **cache;
+	unsigned long magic = 0;
 	unsigned int i, c, room;
 
 	if (PP_DEBUG || count == 0 || data[0] == NULL)
@@ -338,18 +340,9 @@ bulk_direct(struct page **data, unsigned int count)
 
 		if (PP_UNLIKELY(page == NULL))
 			break;
-		bad = (pp_load_relaxed(&page->pp_magic) &
-		       (PP_MAGIC_MASK | 0x3UL)) ^ PP_SIGNATURE;
-		bad |= (uintptr_t)page->pp ^ (uintptr_t)pool;
-		bad |= (unsigned long)(unsigned int)page_ref_count(page) ^ 1UL;
-		/* page_pool_unref_and_test() of a sole reference: A3, the
-		 * acquire load that pairs with other holders' release drops
-		 * (page_pool_unref_page()); nothing to store. Needed:
-		 * relaxed, page_pool_stash_bulk (tests/genmc/page_pool_stash.c)
-		 * finds the other holder's write racing with the owner's
-		 * next use of the page. */
-		if (PP_UNLIKELY(bad != 0 ||
-				pp_load_acquire(&page->pp_ref_count) != 1))
+		/* The pages before passed: their signature bits are clear. */
+		bad = __pp_recycle_bad(pool, page, &magic);
+		if (PP_UNLIKELY((bad | (magic & (PP_MAGIC_MASK | 0x3UL))) != 0))
 			break;
 		cache[i] = page;
 	}
@@ -440,4 +433,60 @@ void
 	n = bulk_direct(data, count);
 	if (n < count)
 		put_page_bulk_general(data + n, count - n);
+}
+
+/*
+ * The owner's trusted bulk recycle (see page_pool.h): the batch-level
+ * tests the header's inline path makes, then one copy into the alloc
+ * cache; any test failing sends the batch to the checked bulk put. Debug
+ * builds test every page first (_pp_debug_recycle_bulk()), and a batch
+ * with a page that breaks the contract goes to the checked put, which
+ * decides each page on its own.
+ */
+void
+(page_pool_recycle_direct_bulk)(struct page_pool *pool, struct page **pages,
+				unsigned int n)
+{
+	uint32_t c;
+	unsigned int i;
+
+	if (pages == NULL) {
+		if (n > 0 || pool == NULL)
+			errno = EINVAL;
+		return;
+	}
+	if (pool == NULL) {
+		/* No pool to trust: each page to its own, checked. */
+		errno = EINVAL;
+		if (PP_DEBUG)
+			_pp_debug_recycle_bulk_nopool(n);
+		(page_pool_put_page_bulk)(pages, n);
+		return;
+	}
+	if (PP_DEBUG) {
+		bool bad = false;
+
+		n = _pp_debug_recycle_bulk(pool, pages, n, &bad);
+		if (bad) {
+			(page_pool_put_page_bulk)(pages, n);
+			return;
+		}
+	}
+	/* Relaxed: only the owner itself matches; pairs with nothing (as in
+	 * __page_pool_put_unrefed()). */
+	if (pp_load_relaxed(&pool->owner) != pp_thread_self() ||
+	    pp_load_relaxed(&pool->dma_sync) ||
+	    n > PP_ALLOC_CACHE_SIZE - (c = pool->alloc.count)) {
+		(page_pool_put_page_bulk)(pages, n);
+		return;
+	}
+	if (PP_DEBUG)
+		for (i = 0; i < n; i++)
+			__page_pool_debug_recycle(pool, pages[i]);
+	__pp_copy_pages(&pool->alloc.cache[c], pages, n);
+	pool->alloc.count = c + n;
+#if PAGE_POOL_STATS
+	pp_store_relaxed(&pool->owner_recycle_stats.cached,
+			 pool->owner_recycle_stats.cached + n);
+#endif
 }
