@@ -17,6 +17,14 @@
  * src/net/core/page_pool_dma.c). With that wait removed the unmap and
  * sync-for-CPU cases fail: destroy returns with the op still running.
  * The sync-for-device case guards the older syncer count.
+ *
+ * The late-unmap case (needs -Dtest_hooks=true) is the other half: an op
+ * that starts after the scrub revoked the device and drained its users,
+ * but before the scrub took the page's slot (destroy held there by the
+ * delay point PP_TP_DMA_SCRUB_REVOKED), must find the device revoked and
+ * leave the page to the scrub. Without dev_enter()'s test of revoked it
+ * takes the slot, unmaps, and is still inside the device's op when
+ * destroy returns.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -29,6 +37,7 @@
 #include <pagepool/dma.h>
 #include <pagepool/page_pool.h>
 
+#include "../src/lib/test_hooks.h"
 #include "page_pool_helpers.h"
 
 enum slow_op { SLOW_UNMAP, SLOW_SYNC_DEV, SLOW_SYNC_CPU };
@@ -154,37 +163,65 @@ worker(void *arg)
 	return NULL;
 }
 
-static int
-one_case(int kind)
+static const struct pp_dma_ops slow_ops = {
+	.sz = sizeof(slow_ops),
+	.map_page = op_map,
+	.unmap_page = op_unmap,
+	.sync_single_for_device = op_sync_dev,
+	.sync_single_for_cpu = op_sync_cpu,
+	.release = op_release,
+};
+
+static const struct page_pool_params slow_pp = {
+	.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+	.dma_dir = DMA_FROM_DEVICE,
+	.max_len = PAGE_SIZE,
+	.nid = NUMA_NO_NODE,
+	.defer_ms = 1,
+	.defer_warn_ms = 600000,
+};
+
+static struct device *
+slow_dev_create(void)
 {
-	static const struct pp_dma_ops ops = {
-		.sz = sizeof(ops),
-		.map_page = op_map,
-		.unmap_page = op_unmap,
-		.sync_single_for_device = op_sync_dev,
-		.sync_single_for_cpu = op_sync_cpu,
-		.release = op_release,
-	};
 	PP_OPTS(pp_dma_dev_opts, o, .flags = PP_DMA_F_QUIET, .name = "slow");
 	struct slowdev *sd = malloc(sizeof(*sd));
 	struct device *dev;
-	struct page_pool_params pp = {
-		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
-		.dma_dir = DMA_FROM_DEVICE,
-		.max_len = PAGE_SIZE,
-		.nid = NUMA_NO_NODE,
-		.defer_ms = 1,
-		.defer_warn_ms = 600000,
-	};
-	struct job j = { .kind = kind };
-	struct pp_dma_stats s;
-	pthread_t th;
-	int still_inside;
 
 	CHECK(sd != NULL);
 	sd->magic = MAGIC;
-	dev = pp_dma_dev_create_ops(&ops, sd, &o);
+	dev = pp_dma_dev_create_ops(&slow_ops, sd, &o);
 	CHECK(dev != NULL);
+	return dev;
+}
+
+/* The driver unbinds and frees the device: every mapping undone before,
+ * nothing touched after. */
+static void
+slow_dev_remove(struct device *dev, bool check)
+{
+	struct pp_dma_stats s;
+
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	CHECK_EQ(pp_dma_dev_unbind(dev), 0);
+	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
+	pp_dma_dev_destroy(dev);
+	if (check) {
+		CHECK_EQ(s.unbind_live_mappings, 0);
+		CHECK_EQ(s.faults, 0);
+	}
+}
+
+static int
+one_case(int kind)
+{
+	struct page_pool_params pp = slow_pp;
+	struct device *dev = slow_dev_create();
+	struct job j = { .kind = kind };
+	pthread_t th;
+	int still_inside;
+
 	pp.dev = dev;
 	j.pool = page_pool_create(&pp);
 	CHECK(j.pool != NULL);
@@ -204,23 +241,78 @@ one_case(int kind)
 		fprintf(stderr, "%s: page_pool_destroy() returned while the "
 			"device's %s op was running\n", op_names[kind],
 			op_names[kind]);
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	CHECK_EQ(pp_dma_dev_unbind(dev), 0);
-	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
-	pp_dma_dev_destroy(dev);
+	slow_dev_remove(dev, !still_inside);
 	CHECK_EQ(pthread_join(th, NULL), 0);
 	pp_test_wait_freed(5000);
-	if (still_inside)
-		return 1;
-	/* Every mapping was undone before the unbind, and nothing touched
-	 * the device after it. */
-	CHECK_EQ(s.unbind_live_mappings, 0);
-	CHECK_EQ(s.faults, 0);
-	return 0;
+	return still_inside ? 1 : 0;
 }
 
-/* No argument: every case; otherwise the one numbered (enum slow_op). */
+/* late-unmap: the destroyer, held inside the scrub after the revocation. */
+static int destroy_returned_inside = -1;
+
+static void *
+destroyer(void *arg)
+{
+	struct page_pool *pool = arg;
+
+	CHECK_EQ(_pp_test_delay_self(PP_TP_DMA_SCRUB_REVOKED, 100 * 1000), 0);
+	page_pool_destroy(pool);
+	__atomic_store_n(&destroy_returned_inside,
+			 __atomic_load_n(&inside, __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static int
+late_unmap_case(void)
+{
+	struct page_pool_params pp = slow_pp;
+	struct device *dev;
+	struct job j = { .kind = SLOW_UNMAP };
+	pthread_t th;
+	int waited, still_inside;
+
+	if (_pp_test_delay_set(PP_TP_DMA_SCRUB_REVOKED, 0, 1) == -ENOSYS) {
+		printf("late unmap: needs -Dtest_hooks=true, skipped\n");
+		return 0;
+	}
+	dev = slow_dev_create();
+	pp.dev = dev;
+	j.pool = page_pool_create(&pp);
+	CHECK(j.pool != NULL);
+	pp_test_watch_free(j.pool);
+	j.page = page_pool_alloc_pages(j.pool, GFP_KERNEL);
+	CHECK(j.page != NULL);
+
+	CHECK_EQ(pthread_create(&th, NULL, destroyer, j.pool), 0);
+	for (waited = 0;
+	     _pp_test_delay_hits(PP_TP_DMA_SCRUB_REVOKED) == 0; waited++) {
+		CHECK(waited < 5000);
+		usleep(1000);
+	}
+	/* Armed only now: the alloc cache's pages, unmapped by destroy
+	 * before the scrub, must not take the one slow op. */
+	__atomic_store_n(&slow_kind, SLOW_UNMAP, __ATOMIC_RELEASE);
+	/* The stack lets go of the page while the scrub is held: with the
+	 * device revoked, the release must leave the unmap to the scrub. */
+	worker(&j);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	still_inside = __atomic_load_n(&destroy_returned_inside,
+				       __ATOMIC_SEQ_CST);
+	if (still_inside)
+		fprintf(stderr, "late unmap: page_pool_destroy() returned "
+			"while an unmap that started after the revocation "
+			"was running\n");
+	/* The slow op ran either way: in the scrub (as it should) or in
+	 * the late release. */
+	CHECK_EQ(__atomic_load_n(&slow_kind, __ATOMIC_ACQUIRE), -1);
+	slow_dev_remove(dev, !still_inside);
+	pp_test_wait_freed(5000);
+	return still_inside ? 1 : 0;
+}
+
+/* No argument: every case; otherwise the one numbered (enum slow_op, then
+ * 3 for the late unmap). */
 int
 main(int argc, char **argv)
 {
@@ -229,5 +321,7 @@ main(int argc, char **argv)
 	for (kind = SLOW_UNMAP; kind <= SLOW_SYNC_CPU; kind++)
 		if (argc < 2 || atoi(argv[1]) == kind)
 			failed += one_case(kind);
+	if (argc < 2 || atoi(argv[1]) == SLOW_SYNC_CPU + 1)
+		failed += late_unmap_case();
 	return failed ? T_EXIT_FAIL : T_EXIT_PASS;
 }

@@ -68,6 +68,13 @@ enum pp_test_point {
 	 * lock held, and its release thread spins on it forever).
 	 */
 	PP_TP_RELEASE_LOCKED,
+	/*
+	 * _pp_dma_scrub(): the device is revoked and the ops in progress
+	 * have drained; no slot taken yet. Guards dev_enter()'s test of
+	 * revoked: without it an op that starts now takes its slot before
+	 * the scrub does and is still running when destroy returns.
+	 */
+	PP_TP_DMA_SCRUB_REVOKED,
 	PP_TP_NR
 };
 

@@ -339,6 +339,7 @@ _pp_dma_scrub(struct page_pool *pool)
 	 * their device work happens before destroy returns. Needed, as S2. */
 	while (__atomic_load_n(&t->users, __ATOMIC_SEQ_CST) != 0)
 		pp_cpu_relax();
+	PP_TEST_DELAY(PP_TP_DMA_SCRUB_REVOKED);
 
 	pp_spin_lock(&t->lock);
 	end = t->next_unused;
