@@ -245,6 +245,27 @@ PP_API uint64_t page_frag_debug_errors(void);
  */
 
 /**
+ * __page_frag_fill() - describe in @pfrag the space of @nc's cached block
+ * from @off to the block's end, and return its address: the one place the
+ * prepare and probe calls, inline and in the library, fill a struct
+ * page_frag. No checks: @nc holds a block and @off lies in it.
+ * Context: the cache's owner.
+ */
+static PP_ALWAYS_INLINE void *
+__page_frag_fill(const struct page_frag_cache *nc, unsigned long off,
+		 struct page_frag *pfrag)
+{
+	unsigned long enc = nc->encoded_page;
+
+	pfrag->page = nc->page;
+	pfrag->offset = (uint32_t)off;
+	pfrag->size = (uint32_t)((PAGE_SIZE
+				  << (enc & PAGE_FRAG_CACHE_ORDER_MASK)) -
+				 off);
+	return (char *)(enc & PAGE_MASK) + off;
+}
+
+/**
  * __page_frag_alloc_refill_prepare_align() - make at least @fragsz bytes
  * available at an offset aligned by @align_mask, opening a block if needed,
  * and describe all the space available there in @pfrag. Nothing is
@@ -278,7 +299,7 @@ __page_frag_alloc_refill_prepare_align_inline(struct page_frag_cache *nc,
 					      gfp_t gfp,
 					      unsigned int align_mask)
 {
-	unsigned long cur, off, enc, low = ~align_mask;
+	unsigned long cur, off, low = ~align_mask;
 
 	if (PP_LIKELY(nc != NULL && pfrag != NULL &&
 		      fragsz - 1 < (unsigned long)PAGE_FRAG_CACHE_MAX_SIZE &&
@@ -287,14 +308,7 @@ __page_frag_alloc_refill_prepare_align_inline(struct page_frag_cache *nc,
 		off = (cur + low) & ~low;
 		if (PP_LIKELY(((cur - 1) ^ (off + fragsz - 1)) <
 			      (unsigned long)__PAGE_FRAG_CACHE_STRIDE)) {
-			enc = nc->encoded_page;
-			pfrag->page = nc->page;
-			pfrag->offset = (uint32_t)off;
-			pfrag->size = (uint32_t)((PAGE_SIZE
-						  << (enc &
-						      PAGE_FRAG_CACHE_ORDER_MASK)) -
-						 off);
-			return (char *)(enc & PAGE_MASK) + off;
+			return __page_frag_fill(nc, off, pfrag);
 		}
 	}
 	return (__page_frag_alloc_refill_prepare_align)(nc, fragsz, pfrag, gfp,
@@ -358,20 +372,13 @@ __page_frag_alloc_refill_probe_inline(struct page_frag_cache *nc,
 				      unsigned int fragsz,
 				      struct page_frag *pfrag)
 {
-	unsigned long off, enc;
+	unsigned long off;
 
 	if (PP_LIKELY(nc != NULL && pfrag != NULL && fragsz != 0)) {
 		off = nc->offset;
 		if (PP_LIKELY(((off - 1) ^ (off + fragsz - 1)) <
 			      (unsigned long)__PAGE_FRAG_CACHE_STRIDE)) {
-			enc = nc->encoded_page;
-			pfrag->page = nc->page;
-			pfrag->offset = (uint32_t)off;
-			pfrag->size = (uint32_t)((PAGE_SIZE
-						  << (enc &
-						      PAGE_FRAG_CACHE_ORDER_MASK)) -
-						 off);
-			return (char *)(enc & PAGE_MASK) + off;
+			return __page_frag_fill(nc, off, pfrag);
 		}
 	}
 	return (page_frag_alloc_refill_probe)(nc, fragsz, pfrag);

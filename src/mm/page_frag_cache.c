@@ -488,47 +488,36 @@ frag_cache_try_rewind(struct page_frag_cache *nc, struct page *page)
 /*
  * The reservation's slow path (frag_crosses() said so): open a block,
  * rewind the cached one, or renew it when the request does not fit. Makes
- * room for @fragsz bytes at an offset aligned by @align_mask; the block's
- * address, with *@offset, its size *@size and its head *@pagep (one
- * region lookup for all), or NULL with errno. Caller validated. Inlined
- * into the two out-of-line slow paths below.
+ * room for @fragsz bytes at an offset aligned by @align_mask, *@offset;
+ * the rest (block, size, head page) is the cache's own state, where the
+ * callers, __page_frag_fill() among them, read it. False with errno if no
+ * room could be had. Caller validated. Inlined into the two out-of-line
+ * slow paths below.
  */
-static PP_ALWAYS_INLINE void *
+static PP_ALWAYS_INLINE bool
 frag_cache_reserve_slow(struct page_frag_cache *nc, unsigned int fragsz,
 			gfp_t gfp, unsigned int align_mask,
-			unsigned int *offset, unsigned int *size,
-			struct page **pagep)
+			unsigned int *offset)
 {
-	struct page *page;
 	unsigned int off, sz;
-	void *va;
 
 	if (PP_UNLIKELY(nc->encoded_page == 0)) {
 		if (!frag_cache_refill(nc, gfp))
-			return NULL;
-		page = nc->page;
+			return false;
 	} else {
-		page = nc->page;
-		frag_cache_try_rewind(nc, page);
+		frag_cache_try_rewind(nc, nc->page);
 	}
 	sz = (unsigned int)(PAGE_SIZE << encoded_order(nc->encoded_page));
 	off = (nc->offset + ~align_mask) & align_mask;
-	va = encoded_va(nc->encoded_page);
 	if (PP_UNLIKELY(off + fragsz > sz)) {
-		va = frag_cache_renew(nc, fragsz, gfp);
-		if (va == NULL)
-			return NULL;
-		/* A page fall-back may have shrunk the block; a request up
-		 * to PAGE_SIZE fits at offset 0 of any block. */
-		sz = (unsigned int)(PAGE_SIZE
-				    << encoded_order(nc->encoded_page));
+		/* A page fall-back may shrink the block; a request up to
+		 * PAGE_SIZE fits at offset 0 of any block. */
+		if (frag_cache_renew(nc, fragsz, gfp) == NULL)
+			return false;
 		off = 0;
-		page = nc->page;
 	}
 	*offset = off;
-	*size = sz;
-	*pagep = page;
-	return va;
+	return true;
 }
 
 /* __page_frag_alloc_align()'s slow path, whole: a tail call from there. */
@@ -536,14 +525,13 @@ static __attribute__((noinline)) void *
 frag_alloc_slow(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp,
 		unsigned int align_mask)
 {
-	struct page *page;
-	unsigned int off, sz;
+	unsigned int off;
 	char *va;
 
-	va = frag_cache_reserve_slow(nc, fragsz, gfp, align_mask, &off, &sz,
-				     &page);
-	if (PP_UNLIKELY(va == NULL))
+	if (PP_UNLIKELY(!frag_cache_reserve_slow(nc, fragsz, gfp, align_mask,
+						 &off)))
 		return NULL;
+	va = encoded_va(nc->encoded_page);
 	nc->pagecnt_bias--;
 	nc->offset = off + fragsz;
 	if (PP_DEBUG)
@@ -691,18 +679,12 @@ static PP_ALWAYS_INLINE void *
 frag_prepare_slow(struct page_frag_cache *nc, unsigned int fragsz,
 		  struct page_frag *pfrag, gfp_t gfp, unsigned int align_mask)
 {
-	struct page *page;
-	unsigned int off, sz;
-	char *va;
+	unsigned int off;
 
-	va = frag_cache_reserve_slow(nc, fragsz, gfp, align_mask, &off, &sz,
-				     &page);
-	if (PP_UNLIKELY(va == NULL))
+	if (PP_UNLIKELY(!frag_cache_reserve_slow(nc, fragsz, gfp, align_mask,
+						 &off)))
 		return NULL;
-	pfrag->page = page;
-	pfrag->offset = off;
-	pfrag->size = sz - off;
-	return va + off;
+	return __page_frag_fill(nc, off, pfrag);
 }
 
 /* The exported functions the header's inline fast paths fall back to
@@ -715,8 +697,7 @@ void *
 					 struct page_frag *pfrag, gfp_t gfp,
 					 unsigned int align_mask)
 {
-	unsigned long enc;
-	unsigned int off, sz;
+	unsigned int off;
 
 	if (PP_UNLIKELY(pfrag == NULL || !frag_args_ok(nc, fragsz,
 							align_mask))) {
@@ -726,12 +707,7 @@ void *
 	off = (nc->offset + ~align_mask) & align_mask;
 	if (PP_UNLIKELY(frag_crosses(nc->offset, off + fragsz)))
 		return frag_prepare_slow(nc, fragsz, pfrag, gfp, align_mask);
-	enc = nc->encoded_page;
-	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	pfrag->page = nc->page;
-	pfrag->offset = off;
-	pfrag->size = sz - off;
-	return (char *)encoded_va(enc) + off;
+	return __page_frag_fill(nc, off, pfrag);
 }
 
 /*
@@ -745,18 +721,13 @@ frag_probe_slow(struct page_frag_cache *nc, unsigned int fragsz,
 {
 	unsigned long enc = nc->encoded_page;
 	unsigned int sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	struct page *page;
 
 	if (enc == 0 || fragsz > sz)
 		goto nospc;
-	page = nc->page;
-	frag_cache_try_rewind(nc, page);
+	frag_cache_try_rewind(nc, nc->page);
 	if (nc->offset + fragsz > sz)
 		goto nospc;
-	pfrag->page = page;
-	pfrag->offset = nc->offset;
-	pfrag->size = sz - nc->offset;
-	return (char *)encoded_va(enc) + nc->offset;
+	return __page_frag_fill(nc, nc->offset, pfrag);
 nospc:
 	errno = ENOSPC;
 	return NULL;
@@ -766,8 +737,7 @@ void *
 (page_frag_alloc_refill_probe)(struct page_frag_cache *nc,
 			       unsigned int fragsz, struct page_frag *pfrag)
 {
-	unsigned long enc;
-	unsigned int sz, off;
+	unsigned int off;
 
 	if (nc == NULL || pfrag == NULL || fragsz == 0) {
 		errno = EINVAL;
@@ -776,12 +746,7 @@ void *
 	off = nc->offset;
 	if (PP_UNLIKELY(frag_crosses(off, off + (unsigned long)fragsz)))
 		return frag_probe_slow(nc, fragsz, pfrag);
-	enc = nc->encoded_page;
-	sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
-	pfrag->page = nc->page;
-	pfrag->offset = off;
-	pfrag->size = sz - off;
-	return (char *)encoded_va(enc) + off;
+	return __page_frag_fill(nc, off, pfrag);
 }
 
 /*
