@@ -7,7 +7,8 @@
  * cache looks at its block's count, and when every fragment has come back
  * it starts the block again from offset 0. Checked: the allocation that
  * crosses the stride, through alloc, prepare and probe, comes from the
- * start of the same block with the bias full again; no rewind while a
+ * start of the same block with the bias full again, also after a commit
+ * that ran past the stride on its own; no rewind while a
  * fragment or a page reference is out, nor for a block from the reserves;
  * commit_noref and abort stay exact after a rewind; PP_DEBUG builds refuse
  * a second free, after the rewind, of a fragment from before it; and
@@ -131,6 +132,55 @@ test_rewind_prepare_probe(void)
 	page_frag_cache_drain(&nc);
 }
 
+/*
+ * A commit longer than the space asked for (a copy takes all the room the
+ * probe or prepare described, as a socket's sendmsg does) carries the
+ * offset past stride boundaries that no reservation crossed: the next
+ * reservation still looks at the count, once, and rewinds if all is back
+ * (it did not before: only a request leaving the stride of the last byte
+ * did, and a 32-byte probe after a long fragment seldom does).
+ */
+static void
+test_rewind_after_long_commit(void)
+{
+	struct page_frag_cache nc = { 0 };
+	struct page_frag pf;
+	char *first, *va, *held;
+
+	first = page_frag_alloc_refill_prepare(&nc, 32, &pf, GFP_KERNEL);
+	CHECK(first != NULL);
+	CHECK_EQ(pf.size, MAX_SIZE);
+	memset(first, 1, 6000);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 6000), 6000);
+	page_frag_free(first + 100);
+	/* 6000..6032 lies in one stride, but the walk left the first. */
+	va = page_frag_alloc_refill_probe(&nc, 32, &pf);
+	CHECK(va == first);
+	CHECK_EQ(pf.offset, 0);
+	CHECK_EQ(nc.pagecnt_bias, MAX_SIZE + 1);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 2 * STRIDE + 100), 2 * STRIDE + 100);
+	page_frag_free(va);
+	/* The same through prepare and alloc. */
+	va = page_frag_alloc_refill_prepare(&nc, 32, &pf, GFP_KERNEL);
+	CHECK(va == first);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 5000), 5000);
+	page_frag_free(va);
+	va = page_frag_alloc(&nc, 32, GFP_KERNEL);
+	CHECK(va == first);
+	page_frag_free(va);
+
+	/* One fragment out: no rewind, the walk goes on after it. */
+	held = page_frag_alloc_refill_prepare(&nc, 32, &pf, GFP_KERNEL);
+	CHECK(held == first + 32);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 6000), 6000);
+	va = page_frag_alloc_refill_probe(&nc, 32, &pf);
+	CHECK(va == first + 6032);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 32), 32);
+	page_frag_free(va);
+	page_frag_free(held);
+	page_frag_cache_drain(&nc);
+}
+
 /* One fragment out: the cache walks on, then leaves the block to it. */
 static void
 test_no_rewind_held(void)
@@ -164,11 +214,14 @@ test_no_rewind_held(void)
 	CHECK(va == first + 4 * FRAG);
 	page_frag_free(va);
 	put_page(head_of(first));
+	/* That look found a reference out, so the next request past the
+	 * stride it looked in looks again: all back now. */
 	va = page_frag_alloc(&nc, 3 * FRAG, GFP_KERNEL);
-	CHECK(va == first + 5 * FRAG);		/* the same stride */
+	CHECK(va == first);
 	page_frag_free(va);
+	/* Nothing was out at that look: the stride's requests run inline. */
 	va = page_frag_alloc(&nc, FRAG, GFP_KERNEL);
-	CHECK(va == first);			/* crossed, all back */
+	CHECK(va == first + 3 * FRAG);
 	page_frag_free(va);
 	page_frag_cache_drain(&nc);
 }
@@ -311,6 +364,7 @@ main(void)
 	base = t_in_use(src);
 	test_rewind_alloc();
 	test_rewind_prepare_probe();
+	test_rewind_after_long_commit();
 	test_no_rewind_held();
 	test_no_rewind_pfmemalloc();
 	test_debug_double_free();

@@ -26,11 +26,12 @@
  *  - a request larger than a page that does not fit in what is left fails
  *    without dropping the cached block.
  *
- * pagepool's difference in behaviour, the rewind: each time a request
- * crosses a 4 KiB boundary of the block, the cache reads the block's
- * reference count (one acquire load, pairing with the release of each
- * page_frag_free()), and if no fragment is out it starts the block again
- * from offset 0. A request/response loop, whose fragments come back before
+ * pagepool's difference in behaviour, the rewind: each time the offset
+ * has moved past the 4 KiB stride of the block where the cache last
+ * looked (a request crossing a boundary, or a commit longer than what was
+ * reserved running past one), the cache reads the block's reference count
+ * (one acquire load, pairing with the release of each page_frag_free()),
+ * and if no fragment is out it starts the block again from offset 0. A request/response loop, whose fragments come back before
  * the next is cut, then works in a few KiB that stay in the CPU's cache,
  * as the kernel's skb_page_frag_refill() does for struct page_frag, rather
  * than walking all 32 KiB. Addresses repeat sooner than in the kernel; one
@@ -113,6 +114,11 @@ PP_STATIC_ASSERT(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
  *	pagepool's, not the kernel's: the kernel's virt_to_page() is
  *	arithmetic, ours a region lookup, so the cache keeps what the
  *	lookup would find for the prepare, probe and commit fast paths.
+ * @limit: pagepool's: a request ending at or below it is served by the
+ *	fast paths; past it, the library looks at the block's count (the
+ *	rewind) and moves it to the end of the stride the request ends in
+ *	(nothing out) or starts in (a fragment out: a request crossing it
+ *	looks again). At most the block's size; 0 when no block is cached.
  *
  * Zero-filled (or page_frag_cache_init()) is an empty cache. The first
  * three members are the kernel's, at the kernel's offsets.
@@ -122,14 +128,15 @@ struct page_frag_cache {
 	uint32_t offset;
 	uint32_t pagecnt_bias;
 	struct page *page;
+	uint32_t limit;
 };
 
 /*
  * The rewind's stride (see the DOC above): the fast paths send a request
- * that leaves the 4 KiB stride of the last byte handed out to the
- * library, which looks at the block's count there. A power of two no
- * larger than a page, so the block's end is a stride boundary and the one
- * test also catches a request that does not fit. An enum, not a macro,
+ * that ends past @limit, the end of the 4 KiB stride where the library
+ * last looked at the block's count, to the library, which looks again. A
+ * power of two no larger than a page, so the block's end is a stride
+ * boundary and the one test also catches a request that does not fit. An enum, not a macro,
  * it is no API; the library may be built with another stride
  * (-DPFC_REWIND_STRIDE=N), which its inline callers then share if they
  * define the same.
@@ -245,6 +252,27 @@ PP_API uint64_t page_frag_debug_errors(void);
  */
 
 /**
+ * __page_frag_fill() - describe in @pfrag the space of @nc's cached block
+ * from @off to the block's end, and return its address: the one place the
+ * prepare and probe calls, inline and in the library, fill a struct
+ * page_frag. No checks: @nc holds a block and @off lies in it.
+ * Context: the cache's owner.
+ */
+static PP_ALWAYS_INLINE void *
+__page_frag_fill(const struct page_frag_cache *nc, unsigned long off,
+		 struct page_frag *pfrag)
+{
+	unsigned long enc = nc->encoded_page;
+
+	pfrag->page = nc->page;
+	pfrag->offset = (uint32_t)off;
+	pfrag->size = (uint32_t)((PAGE_SIZE
+				  << (enc & PAGE_FRAG_CACHE_ORDER_MASK)) -
+				 off);
+	return (char *)(enc & PAGE_MASK) + off;
+}
+
+/**
  * __page_frag_alloc_refill_prepare_align() - make at least @fragsz bytes
  * available at an offset aligned by @align_mask, opening a block if needed,
  * and describe all the space available there in @pfrag. Nothing is
@@ -265,9 +293,9 @@ __page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
  * The inline fast path, which calls of
  * __page_frag_alloc_refill_prepare_align() (and so of the prepare
  * wrappers below) reach through the macro after it, as the kernel's
- * prepare/probe/commit calls are inline: room in the current stride of the
- * cached block is described without a call. Anything else (no block, the
- * stride left, bad input) is the exported function's, which the name in
+ * prepare/probe/commit calls are inline: room below the cache's @limit
+ * is described without a call. Anything else (no block, the limit
+ * passed, bad input) is the exported function's, which the name in
  * parentheses still calls. The argument checks are compares that fold
  * away for constant arguments.
  */
@@ -278,23 +306,14 @@ __page_frag_alloc_refill_prepare_align_inline(struct page_frag_cache *nc,
 					      gfp_t gfp,
 					      unsigned int align_mask)
 {
-	unsigned long cur, off, enc, low = ~align_mask;
+	unsigned long off, low = ~align_mask;
 
 	if (PP_LIKELY(nc != NULL && pfrag != NULL &&
 		      fragsz - 1 < (unsigned long)PAGE_FRAG_CACHE_MAX_SIZE &&
 		      (low & (low + 1)) == 0 && low < PAGE_SIZE)) {
-		cur = nc->offset;
-		off = (cur + low) & ~low;
-		if (PP_LIKELY(((cur - 1) ^ (off + fragsz - 1)) <
-			      (unsigned long)__PAGE_FRAG_CACHE_STRIDE)) {
-			enc = nc->encoded_page;
-			pfrag->page = nc->page;
-			pfrag->offset = (uint32_t)off;
-			pfrag->size = (uint32_t)((PAGE_SIZE
-						  << (enc &
-						      PAGE_FRAG_CACHE_ORDER_MASK)) -
-						 off);
-			return (char *)(enc & PAGE_MASK) + off;
+		off = (nc->offset + low) & ~low;
+		if (PP_LIKELY(off + fragsz <= nc->limit)) {
+			return __page_frag_fill(nc, off, pfrag);
 		}
 	}
 	return (__page_frag_alloc_refill_prepare_align)(nc, fragsz, pfrag, gfp,
@@ -333,9 +352,9 @@ page_frag_alloc_refill_prepare(struct page_frag_cache *nc,
 /**
  * page_frag_alloc_refill_probe() - is there room for @fragsz bytes right
  * after the last fragment, in the cached block? Never opens a block, but
- * rewinds it, as the other allocation calls do, when @fragsz crosses a
- * 4 KiB boundary and no fragment of the block is out: the space is then at
- * the block's start.
+ * rewinds it, as the other allocation calls do, when the offset has left
+ * the 4 KiB stride where the cache last looked and no fragment of the
+ * block is out: the space is then at the block's start.
  *
  * If the returned address is where the caller's previous fragment ends, the
  * caller may extend that fragment with page_frag_commit_noref().
@@ -350,7 +369,7 @@ PP_API void *page_frag_alloc_refill_probe(struct page_frag_cache *nc,
 #if !(defined(PP_DEBUG) && PP_DEBUG) && !defined(PAGEPOOL_BUILDING_LIB)
 /*
  * The inline fast path (through the macro below, as for prepare): room
- * in the current stride is described without a call; the rest, rewind
+ * below @limit is described without a call; the rest, rewind
  * included, is the exported function's.
  */
 static PP_ALWAYS_INLINE void *
@@ -358,20 +377,12 @@ __page_frag_alloc_refill_probe_inline(struct page_frag_cache *nc,
 				      unsigned int fragsz,
 				      struct page_frag *pfrag)
 {
-	unsigned long off, enc;
+	unsigned long off;
 
 	if (PP_LIKELY(nc != NULL && pfrag != NULL && fragsz != 0)) {
 		off = nc->offset;
-		if (PP_LIKELY(((off - 1) ^ (off + fragsz - 1)) <
-			      (unsigned long)__PAGE_FRAG_CACHE_STRIDE)) {
-			enc = nc->encoded_page;
-			pfrag->page = nc->page;
-			pfrag->offset = (uint32_t)off;
-			pfrag->size = (uint32_t)((PAGE_SIZE
-						  << (enc &
-						      PAGE_FRAG_CACHE_ORDER_MASK)) -
-						 off);
-			return (char *)(enc & PAGE_MASK) + off;
+		if (PP_LIKELY(off + fragsz <= nc->limit)) {
+			return __page_frag_fill(nc, off, pfrag);
 		}
 	}
 	return (page_frag_alloc_refill_probe)(nc, fragsz, pfrag);

@@ -19,7 +19,12 @@
  * offset 0 instead. -DREWIND_MID=1 (with -DPFC_REWIND_STRIDE=256) asks
  * instead for a fragment that crosses the stride but fits in the block:
  * rewound to offset 0 when both are back, else cut at offset 128 of the
- * same block, which is never renewed.
+ * same block, which is never renewed. -DREWIND_LONG=1 (with the same
+ * stride) cuts the second fragment by a 16-byte prepare and a commit of
+ * 200 bytes, which runs past the stride without any request crossing it:
+ * the next request, for 128 bytes, lies in one stride but past the limit,
+ * so it still looks at the count: rewound to offset 0 when both are back,
+ * else cut at offset 264.
  *
  * Checks: whoever frees or reuses the block last is ordered after every
  * holder's write (the allocator overwrites a freed page's bytes, the
@@ -32,8 +37,14 @@
 #ifndef REWIND_MID
 #define REWIND_MID 0
 #endif
+#ifndef REWIND_LONG
+#define REWIND_LONG 0
+#endif
+/* The second fragment's length: a long commit, or a plain fragment. */
+#define LONGSZ 200
+#define FRAG1SZ (REWIND_LONG ? LONGSZ : FRAGSZ)
 /* No room for a page at offset 128: the block is rewound or renewed. */
-#define BIGSZ (REWIND_MID ? PFC_REWIND_STRIDE : PAGE_SIZE)
+#define BIGSZ (REWIND_LONG ? 128 : REWIND_MID ? PFC_REWIND_STRIDE : PAGE_SIZE)
 
 static struct page_frag_cache nc;
 static char *frag[2];
@@ -52,19 +63,26 @@ int
 main(void)
 {
 	pthread_t h0, h1;
+	struct page_frag pf;
 	char *big;
 
 	page_frag_cache_init(&nc);
 	frag[0] = page_frag_alloc(&nc, FRAGSZ, GFP_KERNEL);
-	frag[1] = page_frag_alloc(&nc, FRAGSZ, GFP_KERNEL);
+	if (REWIND_LONG) {
+		frag[1] = page_frag_alloc_refill_prepare(&nc, 16, &pf,
+							 GFP_KERNEL);
+		assert(page_frag_commit(&nc, &pf, LONGSZ) == LONGSZ);
+	} else {
+		frag[1] = page_frag_alloc(&nc, FRAGSZ, GFP_KERNEL);
+	}
 	assert(frag[0] != NULL && frag[1] == frag[0] + FRAGSZ);
 
 	pthread_create(&h0, NULL, holder, (void *)0L);
 	pthread_create(&h1, NULL, holder, (void *)1L);
 	big = page_frag_alloc(&nc, BIGSZ, GFP_KERNEL);
 	assert(big != NULL);
-	if (REWIND_MID)
-		assert(big == frag[0] || big == frag[0] + 2 * FRAGSZ);
+	if (REWIND_MID || REWIND_LONG)
+		assert(big == frag[0] || big == frag[0] + FRAGSZ + FRAG1SZ);
 	big[0] = 3;
 	big[64] = 3;
 	pthread_join(h0, NULL);
