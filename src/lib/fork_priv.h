@@ -11,11 +11,24 @@
 #ifndef PAGEPOOL_FORK_PRIV_H
 #define PAGEPOOL_FORK_PRIV_H
 
+#include <pthread.h>
+
 enum pp_fork_phase {
 	PP_FORK_PREPARE,
 	PP_FORK_PARENT,
 	PP_FORK_CHILD,
 };
+
+/* A global mutex that no thread holds across the fork: taken before it,
+ * released after it in the parent and the child alike. */
+static inline void
+_pp_fork_mutex(pthread_mutex_t *lock, enum pp_fork_phase phase)
+{
+	if (phase == PP_FORK_PREPARE)
+		pthread_mutex_lock(lock);
+	else
+		pthread_mutex_unlock(lock);
+}
 
 #ifndef PP_MODEL_CHECK
 /*

@@ -129,10 +129,7 @@ static pthread_mutex_t inbox_lock = PTHREAD_MUTEX_INITIALIZER;
 void
 _pp_page_alloc_fork(enum pp_fork_phase phase)
 {
-	if (phase == PP_FORK_PREPARE)
-		pthread_mutex_lock(&inbox_lock);
-	else
-		pthread_mutex_unlock(&inbox_lock);
+	_pp_fork_mutex(&inbox_lock, phase);
 }
 #endif
 

@@ -175,10 +175,7 @@ static uint64_t dbg_errors;
 void
 _pp_frag_fork(enum pp_fork_phase phase)
 {
-	if (phase == PP_FORK_PREPARE)
-		pthread_mutex_lock(&dbg_lock);
-	else
-		pthread_mutex_unlock(&dbg_lock);
+	_pp_fork_mutex(&dbg_lock, phase);
 }
 #endif
 

@@ -60,10 +60,7 @@ static unsigned long dev_gen = 1;
 void
 _pp_dev_fork(enum pp_fork_phase phase)
 {
-	if (phase == PP_FORK_PREPARE)
-		pthread_mutex_lock(&dev_lock);
-	else
-		pthread_mutex_unlock(&dev_lock);
+	_pp_fork_mutex(&dev_lock, phase);
 }
 
 unsigned long

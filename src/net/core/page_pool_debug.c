@@ -63,13 +63,9 @@ static __thread long leak_tid;
 void
 _pp_debug_fork(enum pp_fork_phase phase)
 {
-	if (phase == PP_FORK_PREPARE) {
-		pthread_mutex_lock(&leak_lock);
-		return;
-	}
 	if (phase == PP_FORK_CHILD)
-		leak_tid = 0;
-	pthread_mutex_unlock(&leak_lock);
+		leak_tid = 0;	/* under leak_lock, taken in prepare */
+	_pp_fork_mutex(&leak_lock, phase);
 }
 
 static long

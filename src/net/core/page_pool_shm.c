@@ -63,10 +63,7 @@ static uint32_t shm_dropped;
 void
 _pp_shm_fork(enum pp_fork_phase phase)
 {
-	if (phase == PP_FORK_PREPARE)
-		pthread_mutex_lock(&shm_lock);
-	else
-		pthread_mutex_unlock(&shm_lock);
+	_pp_fork_mutex(&shm_lock, phase);
 }
 
 static uint64_t

@@ -89,10 +89,7 @@ static struct mem_reg *mem_regs;
 void
 _pp_xdp_fork(enum pp_fork_phase phase)
 {
-	if (phase == PP_FORK_PREPARE)
-		pthread_mutex_lock(&mem_lock);
-	else
-		pthread_mutex_unlock(&mem_lock);
+	_pp_fork_mutex(&mem_lock, phase);
 }
 
 int
