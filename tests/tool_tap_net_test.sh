@@ -64,7 +64,6 @@ run -r 1 -n 8941 -s 60:9000 -q 1
 # the two that visit every size stay whole.
 small=3000 some=8941
 case ${PP_SANITIZE:-none} in none | '') ;; *) small=600 some=1500 ;; esac
-run -r 1 -n "$some" -s 60:9000 -q 32 -F
 # Sizes to 9000 run through 32 KiB blocks: payloads must continue in a
 # fresh block (the probe finds less room than the payload). They do when
 # fragments are out as payloads are cut, so that no look at the block's
@@ -72,10 +71,17 @@ run -r 1 -n "$some" -s 60:9000 -q 32 -F
 # second thread is still freeing (about 150 of 8941 payloads spanned two
 # blocks in each of five runs, 14 to 27 of 1500). A single-threaded run
 # has every fragment back by then and rewinds before the block's end.
-if [ "$(split_cache)" -lt 1 ] 2>/dev/null || [ -z "$(split_cache)" ]; then
-	echo "FAIL: no page_frag_cache payload spanned a block boundary"
-	echo "$last"; fail=1
-fi
+# How far the freeing thread lags is the scheduler's: one TSan run in CI
+# split none, so the run is tried up to three times. (tests/frag_sock.c
+# makes payloads span blocks deterministically, in every build.)
+for try in 1 2 3; do
+	run -r 1 -n "$some" -s 60:9000 -q 32 -F
+	[ "$(split_cache)" -ge 1 ] 2>/dev/null && break
+	if [ "$try" -eq 3 ]; then
+		echo "FAIL: no page_frag_cache payload spanned a block boundary in 3 runs"
+		echo "$last"; fail=1
+	fi
+done
 run -r 2 -n $((small * 2 / 3)) -s 9000 -q 16 -F
 run -r 1 -n "$small" -s 60:9000 -q 8 --nocache
 # ARP: requests padded to every size, the kernel's replies checked.
