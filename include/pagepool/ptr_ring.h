@@ -263,7 +263,10 @@ ptr_ring_produce_bh(struct ptr_ring *r, void *ptr)
  * @n: how many
  *
  * pagepool's extension (the kernel has only the consume side batched).
- * Stops at the first full slot or the first NULL entry.
+ * Stops at the first full slot or the first NULL entry. Each run of free
+ * slots (up to the end of the array) is filled from its end back to its
+ * start, so the consumer finds a run whole (peers' burst row: 3.23 ->
+ * 3.07 ns an item against rte_ring's burst, docs/benchmarks.md).
  *
  * Context: as __ptr_ring_produce().
  * Return: the number stored, 0..@n (a bulk call returns the count done).
@@ -274,32 +277,37 @@ __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 	int size = r->size, producer = r->producer, i = 0;
 	void **queue = r->queue;
 
-	/* n single produces, with the index kept in a register and stored
-	 * once (only the producer reads it), in runs that stop at the end
-	 * of the array, so the wrap is tested once per run. */
+	/* The slots of n single produces, with the index kept in a register
+	 * and stored once (only the producer reads it), in runs that stop at
+	 * the end of the array, so the wrap is tested once per run. */
 	while (i < n && size > 0) {
-		int stop = producer + (n - i);
+		int stop = producer + (n - i), run, k;
 
 		if (stop > size)
 			stop = size;
-		for (; producer < stop; producer++, i++) {
-			void *ptr = array[i];
-
-			if (PP_UNLIKELY(ptr == NULL ||
-					pp_load_relaxed(&queue[producer]) !=
-						NULL))
-				goto out;
+		/* The run of free slots (and non-NULL entries) first ... */
+		for (run = 0; producer + run < stop; run++)
+			if (PP_UNLIKELY(array[i + run] == NULL ||
+					pp_load_relaxed(&queue[producer +
+							       run]) != NULL))
+				break;
+		/* ... then filled from its end back to its start, so that a
+		 * consumer polling the first slot finds the whole run at once
+		 * instead of chasing the producer through its cache lines. */
+		for (k = run; k-- > 0;)
 			/* R1: pairs with acquire A1 in __ptr_ring_peek() and
 			 * __ptr_ring_consume_batched(), as in
 			 * __ptr_ring_produce(). Needed: relaxed,
 			 * tests/genmc/ptr_ring_batched.c finds the payload
 			 * race. */
-			pp_store_release(&queue[producer], ptr);
-		}
+			pp_store_release(&queue[producer + k], array[i + k]);
+		producer += run;
+		i += run;
+		if (producer < stop)
+			break;
 		if (producer >= size)
 			producer = 0;
 	}
-out:
 	r->producer = producer;
 	return i;
 }
