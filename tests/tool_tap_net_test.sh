@@ -71,14 +71,22 @@ case ${PP_SANITIZE:-none} in none | '') ;; *) small=600 some=1500 ;; esac
 # second thread is still freeing (about 150 of 8941 payloads spanned two
 # blocks in each of five runs, 14 to 27 of 1500). A single-threaded run
 # has every fragment back by then and rewinds before the block's end.
-# How far the freeing thread lags is the scheduler's: one TSan run in CI
-# split none, so the run is tried up to three times. (tests/frag_sock.c
-# makes payloads span blocks deterministically, in every build.)
-for try in 1 2 3; do
+# How far the freeing thread lags is the scheduler's: in the plain build
+# the run is tried up to three times; under sanitizers, where two CI runs
+# of the TSan build split none in three tries (the freeing thread kept up,
+# 9 blocks used), the run is made but the span is not required.
+# tests/frag_sock.c makes payloads span blocks deterministically, in
+# every build.
+case ${PP_SANITIZE:-none} in none | '') tries=3 ;; *) tries=0 ;; esac
+if [ "$tries" -eq 0 ]; then
+	run -r 1 -n "$some" -s 60:9000 -q 32 -F
+	echo "tool_tap_net_test: $PP_SANITIZE build: $(split_cache) payloads spanned blocks (not required here)"
+fi
+for try in $(seq 1 "$tries"); do
 	run -r 1 -n "$some" -s 60:9000 -q 32 -F
 	[ "$(split_cache)" -ge 1 ] 2>/dev/null && break
-	if [ "$try" -eq 3 ]; then
-		echo "FAIL: no page_frag_cache payload spanned a block boundary in 3 runs"
+	if [ "$try" -eq "$tries" ]; then
+		echo "FAIL: no page_frag_cache payload spanned a block boundary in $tries runs"
 		echo "$last"; fail=1
 	fi
 done
