@@ -472,21 +472,12 @@ void
 			return;
 		}
 	}
-	/* Relaxed: only the owner itself matches; pairs with nothing (as in
-	 * __page_pool_put_unrefed()). */
-	if (pp_load_relaxed(&pool->owner) != pp_thread_self() ||
-	    pp_load_relaxed(&pool->dma_sync) ||
-	    n > PP_ALLOC_CACHE_SIZE - (c = pool->alloc.count)) {
+	if (!__pp_cache_bulk_fits(pool, n, &c)) {
 		(page_pool_put_page_bulk)(pages, n);
 		return;
 	}
 	if (PP_DEBUG)
 		for (i = 0; i < n; i++)
 			__page_pool_debug_recycle(pool, pages[i]);
-	__pp_copy_pages(&pool->alloc.cache[c], pages, n);
-	pool->alloc.count = c + n;
-#if PAGE_POOL_STATS
-	pp_store_relaxed(&pool->owner_recycle_stats.cached,
-			 pool->owner_recycle_stats.cached + n);
-#endif
+	__pp_cache_bulk_add(pool, c, pages, n);
 }
