@@ -681,7 +681,9 @@ pp_bulk_recyclable(const struct page_pool *pool, struct page *const *data,
  * @pool's alloc cache? It must be @pool's owner, the pool must sync
  * nothing for the device, and the cache must have room for all @n. On
  * true, *@c holds the cache's count for __pp_cache_bulk_add(); on false
- * it means nothing. Tests no page: the caller's test of its pages (if
+ * it means nothing. With @n 0 it asks only whether the caller is the
+ * owner of a pool that syncs nothing (the exported bulk put, which tests
+ * the room itself). Tests no page: the caller's test of its pages (if
  * any) runs between this half and the copy. The batch test of the
  * owner's bulk returns, inline and exported. The branch hints are on the
  * tests inside, where a hint on the caller's use of the result does not
@@ -719,6 +721,25 @@ __pp_cache_bulk_add(struct page_pool *pool, uint32_t c,
 #endif
 }
 
+/*
+ * __pp_bulk_pool() - does a batch for page_pool_put_page_bulk() name a
+ * pool? True when @count is not 0 and the first page carries the pool
+ * signature, with that page's pool in *@pool; false leaves *@pool alone.
+ * Reads the first page only; the rest is pp_bulk_recyclable()'s.
+ * Context: any thread holding @data[0].
+ */
+static PP_ALWAYS_INLINE bool
+__pp_bulk_pool(struct page *const *data, unsigned int count,
+	       struct page_pool **pool)
+{
+	if (PP_UNLIKELY(count == 0 || data[0] == NULL ||
+			(pp_load_relaxed(&data[0]->pp_magic) &
+			 PP_MAGIC_MASK) != PP_SIGNATURE))
+		return false;
+	*pool = data[0]->pp;
+	return true;
+}
+
 #if !PP_DEBUG && !defined(PAGEPOOL_BUILDING_LIB)
 /*
  * The inline fast path, which calls of page_pool_put_page_bulk() reach
@@ -727,7 +748,8 @@ __pp_cache_bulk_add(struct page_pool *pool, uint32_t c,
  * pp_bulk_recyclable() passes, with nothing to sync and room in the alloc
  * cache for them all, is one copy into the cache. Anything else goes to
  * the exported function, which decides every page on its own (it starts
- * with the same test; nothing is written here before it is passed).
+ * with the same test, made by the same helpers; nothing is written here
+ * before it is passed).
  */
 static PP_ALWAYS_INLINE void
 __page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
@@ -735,28 +757,11 @@ __page_pool_put_page_bulk_inline(struct page **data, unsigned int count)
 	struct page_pool *pool;
 	uint32_t c;
 
-	if (PP_LIKELY(data != NULL && count > 0 && data[0] != NULL &&
-		      (pp_load_relaxed(&data[0]->pp_magic) & PP_MAGIC_MASK) ==
-			      PP_SIGNATURE)) {
-		pool = data[0]->pp;
-		/* Relaxed: only the owner itself matches; pairs with
-		 * nothing (as in __page_pool_put_unrefed()). The cache is
-		 * the owner's: its count is read only after that test. */
-		if (PP_LIKELY(pp_load_relaxed(&pool->owner) ==
-				      pp_thread_self() &&
-			      !pp_load_relaxed(&pool->dma_sync) &&
-			      count <= PP_ALLOC_CACHE_SIZE -
-					       (c = pool->alloc.count) &&
-			      pp_bulk_recyclable(pool, data, count))) {
-			__pp_copy_pages(&pool->alloc.cache[c], data, count);
-			pool->alloc.count = c + count;
-#if PAGE_POOL_STATS
-			pp_store_relaxed(&pool->owner_recycle_stats.cached,
-					 pool->owner_recycle_stats.cached +
-						 count);
-#endif
-			return;
-		}
+	if (PP_LIKELY(data != NULL && __pp_bulk_pool(data, count, &pool) &&
+		      __pp_cache_bulk_fits(pool, count, &c) &&
+		      pp_bulk_recyclable(pool, data, count))) {
+		__pp_cache_bulk_add(pool, c, data, count);
+		return;
 	}
 	(page_pool_put_page_bulk)(data, count);
 }

@@ -277,63 +277,26 @@ _pp_recycle_ring_bulk(struct page_pool *pool, struct page **bulk,
 }
 
 /*
- * The owner giving back pages of its own pool that it holds alone: the
- * case page_pool_alloc_pages_bulk() pairs with. Every page is checked as
- * put_decide() checks it (the pool's signature, this pool, a sole page
- * reference and a sole pool reference, not pfmemalloc), with no sync for
- * the device and room in the alloc cache for them all. The common case,
- * a whole batch that passes, is one pass that only reads (each page's
- * tests accumulated into two words, no branch per page but the NULL
- * test), then one copy into the cache and one statistics store: see
- * pp_bulk_recyclable() in page_pool.h. Both passes test a page with
- * __pp_recycle_bad(), the bulk paths' one A3. When some page fails, nothing has
- * been written yet, and the batch goes page by page: straight into the
- * cache while each page passes, the first that does not and the rest to
- * the general path, which decides each page on its own (so one bad page
- * costs the batch its fast path, never a page).
- * Returns how many pages it took. Debug builds always take the general
- * path, which checks every page.
+ * bulk_direct()'s page-by-page run, over the @count pages the cache has
+ * room for from slot @c: the pages up to the first that fails go into
+ * the cache. Out of line, so that the whole-batch path keeps no register
+ * for it.
  *
- * The per-page run's shape: pp_magic overlays compound_head, so a word
- * that matches the signature with bits 0 and 1 clear is a head page (bit
- * 0 would mark a tail) that is not pfmemalloc (bit 1): a tail page, like
- * any other mismatch, goes to the general path, which takes
- * compound_head() first. Every field read lies in the page's own struct
+ * The run's shape: pp_magic overlays compound_head, so a word that
+ * matches the signature with bits 0 and 1 clear is a head page (bit 0
+ * would mark a tail) that is not pfmemalloc (bit 1): a tail page, like any
+ * other mismatch, goes to the general path, which takes compound_head()
+ * first. Every field read lies in the page's own struct
  * page (one cache line), so reading them for a page that then fails the
  * test is harmless.
  */
-static unsigned int
-bulk_direct(struct page **data, unsigned int count)
+static __attribute__((noinline)) unsigned int
+bulk_direct_run(struct page_pool *pool, uint32_t c, struct page **data,
+		unsigned int count)
 {
-	struct page_pool *pool;
-	struct page **cache;
 	unsigned long magic = 0;
-	unsigned int i, c, room;
+	unsigned int i;
 
-	if (PP_DEBUG || count == 0 || data[0] == NULL)
-		return 0;
-	if ((data[0]->pp_magic & PP_MAGIC_MASK) != PP_SIGNATURE)
-		return 0;
-	pool = data[0]->pp;
-	/* Relaxed: only the owner itself matches (as in
-	 * __page_pool_put_unrefed()); pairs with nothing. */
-	if (pp_load_relaxed(&pool->owner) != pp_thread_self() ||
-	    pp_load_relaxed(&pool->dma_sync))
-		return 0;
-	c = pool->alloc.count;
-	room = PP_ALLOC_CACHE_SIZE - c;
-	cache = &pool->alloc.cache[c];
-	if (PP_LIKELY(count <= room && pp_bulk_recyclable(pool, data, count))) {
-		__pp_copy_pages(cache, data, count);
-		pool->alloc.count = c + count;
-#if PAGE_POOL_STATS
-		pp_store_relaxed(&pool->owner_recycle_stats.cached,
-				 pool->owner_recycle_stats.cached + count);
-#endif
-		return count;
-	}
-	if (count > room)
-		count = room;
 	for (i = 0; i < count; i++) {
 		struct page *page = data[i];
 		unsigned long bad;
@@ -344,14 +307,50 @@ bulk_direct(struct page **data, unsigned int count)
 		bad = __pp_recycle_bad(pool, page, &magic);
 		if (PP_UNLIKELY((bad | (magic & (PP_MAGIC_MASK | 0x3UL))) != 0))
 			break;
-		cache[i] = page;
 	}
-	pool->alloc.count = c + i;
-#if PAGE_POOL_STATS
-	pp_store_relaxed(&pool->owner_recycle_stats.cached,
-			 pool->owner_recycle_stats.cached + i);
-#endif
+	__pp_cache_bulk_add(pool, c, data, i);
 	return i;
+}
+
+/*
+ * The owner giving back pages of its own pool that it holds alone: the
+ * case page_pool_alloc_pages_bulk() pairs with. Every page is checked as
+ * put_decide() checks it (the pool's signature, this pool, a sole page
+ * reference and a sole pool reference, not pfmemalloc), with no sync for
+ * the device and room in the alloc cache for them all. The common case,
+ * a whole batch that passes, is one pass that only reads (each page's
+ * tests accumulated into two words, no branch per page but the NULL
+ * test), then one copy into the cache and one statistics store: see
+ * pp_bulk_recyclable() in page_pool.h; the batch tests and the copy are
+ * the header's inlines, as in its inline fast path. Both passes test a
+ * page with __pp_recycle_bad(), the bulk paths' one A3. When some page
+ * fails, nothing has been written yet, and the batch goes page by page
+ * (bulk_direct_run()): straight into the cache while each page passes,
+ * the first that does not and the rest to the general path, which
+ * decides each page on its own (so one bad page costs the batch its fast
+ * path, never a page).
+ * Returns how many pages it took. Debug builds always take the general
+ * path, which checks every page.
+ */
+static unsigned int
+bulk_direct(struct page **data, unsigned int count)
+{
+	struct page_pool *pool;
+	unsigned int room;
+	uint32_t c;
+
+	/* With no pages, __pp_cache_bulk_fits() tests only the owner and
+	 * the sync, and the room is tested here: each is read once, for the
+	 * whole batch and for the run alike. */
+	if (PP_DEBUG || !__pp_bulk_pool(data, count, &pool) ||
+	    !__pp_cache_bulk_fits(pool, 0, &c))
+		return 0;
+	room = PP_ALLOC_CACHE_SIZE - c;
+	if (PP_LIKELY(count <= room && pp_bulk_recyclable(pool, data, count))) {
+		__pp_cache_bulk_add(pool, c, data, count);
+		return count;
+	}
+	return bulk_direct_run(pool, c, data, count < room ? count : room);
 }
 
 /* Everything bulk_direct() did not take: out of line, so that a batch the
