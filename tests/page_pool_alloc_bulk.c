@@ -40,37 +40,12 @@ check_distinct(struct page_pool *pool, struct page **pages, unsigned int n)
 	}
 }
 
-/* A pool owned by the calling thread (its NAPI context). */
-static struct page_pool *
-owned_pool(struct napi_struct *napi, unsigned int order)
-{
-	struct page_pool_params pp;
-	struct page_pool *pool;
-
-	napi_init_current(napi);
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	pp.napi = napi;
-	pp.pool_size = 256;
-	pp.order = order;
-	pool = page_pool_create(&pp);
-	CHECK(pool != NULL);
-	return pool;
-}
-
-static void
-destroy(struct page_pool *pool)
-{
-	page_pool_disable_direct_recycling(pool);
-	page_pool_destroy(pool);
-}
-
 /* n = 0 on both sides: nothing taken, nothing counted, errno kept. */
 static void
 test_zero(void)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *pages[1] = { NULL };
 	struct page_pool_stats st = pp_test_stats(pool);
 
@@ -86,7 +61,7 @@ test_zero(void)
 		 st.recycle_stats.cached);
 	CHECK_EQ(pp_test_stats(pool).recycle_stats.ring,
 		 st.recycle_stats.ring);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 /* The owner returns more than the alloc cache has room for: the cache is
@@ -96,7 +71,7 @@ static void
 test_beyond_cache(void)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *pages[N];
 	struct page_pool_stats st;
 	unsigned int room;
@@ -119,7 +94,7 @@ test_beyond_cache(void)
 	CHECK_EQ(pp_test_stats(pool).alloc_stats.slow,
 		 st.alloc_stats.slow);
 	page_pool_put_page_bulk(pages, 200);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 /* Pages the owner's direct run must stop at, in the middle of a batch:
@@ -128,19 +103,15 @@ static void
 test_mixed(void)
 {
 	struct napi_struct napi;
-	struct page_pool *a = owned_pool(&napi, 0);
-	struct page_pool *big = owned_pool(&napi, 1);
-	struct page_pool_params pp;
+	struct page_pool *a = pp_test_owned_pool(&napi, 256, 0);
+	struct page_pool *big = pp_test_owned_pool(&napi, 256, 1);
 	struct page_pool *other;
 	struct page *pages[16], *pf, *head;
 	struct page_pool_stats sa, so, sb;
 	unsigned int i;
 
 	/* An ownerless pool: its pages go to its ring. */
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	other = page_pool_create(&pp);
-	CHECK(other != NULL);
+	other = pp_test_ownerless_pool();
 
 	CHECK_EQ(page_pool_alloc_pages_bulk(a, GFP_ATOMIC, pages, 6), 6);
 	pages[6] = page_pool_alloc_pages(other, GFP_ATOMIC);
@@ -173,8 +144,8 @@ test_mixed(void)
 	for (i = 0; i < 6; i++)
 		if (i != 3)
 			CHECK_EQ(page_ref_count(pages[i]), 1);
-	destroy(a);
-	destroy(big);
+	pp_test_destroy_owned(a);
+	pp_test_destroy_owned(big);
 	page_pool_destroy(other);
 }
 
@@ -204,18 +175,14 @@ static void
 test_bad_middle(enum bad_kind kind, bool outline)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi, 0);
-	struct page_pool_params pp;
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page_pool *other;
 	struct page *pages[BATCH], *copy[BATCH], *bad = NULL, *own_mid;
 	struct page_pool_stats st, so;
 	unsigned int i, k, c0, good = BATCH - 1;
 	int inflight;
 
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	other = page_pool_create(&pp);
-	CHECK(other != NULL);
+	other = pp_test_ownerless_pool();
 
 	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, BATCH),
 		 BATCH);
@@ -332,7 +299,7 @@ test_bad_middle(enum bad_kind kind, bool outline)
 	default:
 		CHECK(0);
 	}
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 	page_pool_destroy(other);
 }
 
@@ -377,7 +344,7 @@ static void
 test_frag_race(unsigned int rounds)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *pages[BATCH];
 	struct holder h = { pool, NULL };
 	unsigned int r;
@@ -411,7 +378,7 @@ test_frag_race(unsigned int rounds)
 		 * holder dropped last, on its way through the ring. */
 		CHECK_EQ(page_pool_inflight(pool), inflight);
 	}
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 struct remote {
@@ -438,7 +405,7 @@ static void
 test_non_owner(void)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi, 0);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *pages[64];
 	struct remote r = { pages, 64 };
 	struct page_pool_stats st;
@@ -459,13 +426,12 @@ test_non_owner(void)
 	check_distinct(pool, pages, 64);
 	CHECK_EQ(pp_test_stats(pool).alloc_stats.slow, st.alloc_stats.slow);
 	page_pool_put_page_bulk(pages, 64);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 int
 main(void)
 {
-	struct page_pool_params pp;
 	struct napi_struct napi;
 	struct page_pool *pool;
 	struct page *pages[N], *one;
@@ -476,13 +442,7 @@ main(void)
 	CHECK_EQ(page_pool_alloc_pages_bulk(NULL, GFP_ATOMIC, pages, 1), 0);
 	CHECK_EQ(errno, EINVAL);
 
-	napi_init_current(&napi);
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	pp.napi = &napi;
-	pp.pool_size = 256;
-	pool = page_pool_create(&pp);
-	CHECK(pool != NULL);
+	pool = pp_test_owned_pool(&napi, 256, 0);
 
 	errno = 0;
 	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, NULL, 1), 0);
@@ -541,14 +501,10 @@ main(void)
 		 st.recycle_stats.released_refcnt + 1);
 	CHECK(one->pp == NULL);
 	put_page(one);
-	page_pool_disable_direct_recycling(pool);
-	page_pool_destroy(pool);
+	pp_test_destroy_owned(pool);
 
 	/* Page allocator failure after the cache: a partial result. */
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	pool = page_pool_create(&pp);
-	CHECK(pool != NULL);
+	pool = pp_test_ownerless_pool();
 	got = page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, 10);
 	CHECK_EQ(got, 10);
 	/* The cache holds 54; fail every page allocator call after. */

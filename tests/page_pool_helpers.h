@@ -2,9 +2,11 @@
 /*
  * Copyright (c) 2026 The pagepool authors
  *
- * Shared by the page_pool tests: a counter snapshot, and knowing when a
- * destroyed pool has really been freed (its memory-model disconnect
- * callback runs right before the free, possibly on the release thread).
+ * Shared by the page_pool tests: the pools the bulk tests set up (owned
+ * by the calling thread, or by no thread), a counter snapshot, and knowing
+ * when a destroyed pool has really been freed (its memory-model
+ * disconnect callback runs right before the free, possibly on the release
+ * thread).
  */
 #ifndef PAGEPOOL_TESTS_PAGE_POOL_HELPERS_H
 #define PAGEPOOL_TESTS_PAGE_POOL_HELPERS_H
@@ -15,6 +17,49 @@
 #include <pagepool/page_pool.h>
 
 #include "helpers.h"
+
+/* A pool of 2^@order-page blocks owned by the calling thread through
+ * @napi, its NAPI context, with a ring of @pool_size (0: the default). */
+static inline struct page_pool *
+pp_test_owned_pool(struct napi_struct *napi, unsigned int pool_size,
+		   unsigned int order)
+{
+	struct page_pool_params pp;
+	struct page_pool *pool;
+
+	napi_init_current(napi);
+	memset(&pp, 0, sizeof(pp));
+	pp.nid = NUMA_NO_NODE;
+	pp.napi = napi;
+	pp.pool_size = pool_size;
+	pp.order = order;
+	pool = page_pool_create(&pp);
+	CHECK(pool != NULL);
+	return pool;
+}
+
+/* A pool with no owner: every caller puts to it as a non-owner. */
+static inline struct page_pool *
+pp_test_ownerless_pool(void)
+{
+	struct page_pool_params pp;
+	struct page_pool *pool;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.nid = NUMA_NO_NODE;
+	pool = page_pool_create(&pp);
+	CHECK(pool != NULL);
+	return pool;
+}
+
+/* Destroy a pool of pp_test_owned_pool() from its owner, as a driver
+ * does: direct recycling off first. */
+static inline void
+pp_test_destroy_owned(struct page_pool *pool)
+{
+	page_pool_disable_direct_recycling(pool);
+	page_pool_destroy(pool);
+}
 
 static inline struct page_pool_stats
 pp_test_stats(struct page_pool *pool)

@@ -25,29 +25,6 @@
 
 #define BATCH 32
 
-static struct page_pool *
-owned_pool(struct napi_struct *napi)
-{
-	struct page_pool_params pp;
-	struct page_pool *pool;
-
-	napi_init_current(napi);
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	pp.napi = napi;
-	pp.pool_size = 256;
-	pool = page_pool_create(&pp);
-	CHECK(pool != NULL);
-	return pool;
-}
-
-static void
-destroy(struct page_pool *pool)
-{
-	page_pool_disable_direct_recycling(pool);
-	page_pool_destroy(pool);
-}
-
 /* Calls the header's inline path, or (@outline) the exported function. */
 static void
 recycle(struct page_pool *pool, struct page **pages, unsigned int n,
@@ -64,7 +41,7 @@ static void
 test_owner(bool outline)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *pages[BATCH], *copy[BATCH];
 	struct page_pool_stats st;
 	unsigned int i, c0;
@@ -107,7 +84,7 @@ test_owner(bool outline)
 	recycle(pool, pages, 8, outline);
 	CHECK_EQ(pool->alloc.count, c0 + BATCH);
 	CHECK_EQ(page_pool_inflight(pool), inflight);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 /* Bad arguments and n = 0. */
@@ -115,7 +92,7 @@ static void
 test_args(bool outline)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *pages[BATCH];
 	struct page_pool_stats st;
 	unsigned int c0;
@@ -154,7 +131,7 @@ test_args(bool outline)
 	CHECK_EQ(page_pool_inflight(pool), inflight);
 	/* Debug builds report the NULL pool, counted without a pool. */
 	CHECK_EQ(page_pool_debug_errors(pool), 0);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 /*
@@ -166,7 +143,7 @@ static void
 test_full_cache(bool outline)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *many[200], **pages = many;
 	struct page_pool_stats st;
 	unsigned int i, room;
@@ -205,7 +182,7 @@ test_full_cache(bool outline)
 	CHECK_EQ(pp_test_stats(pool).recycle_stats.ring,
 		 st.recycle_stats.ring + 200 - room);
 	CHECK_EQ(page_pool_inflight(pool), inflight);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 struct remote {
@@ -231,7 +208,7 @@ static void
 test_non_owner(bool outline)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi);
+	struct page_pool *pool = pp_test_owned_pool(&napi, 256, 0);
 	struct page *pages[64];
 	struct remote r = { pool, pages, 64, outline };
 	struct page_pool_stats st;
@@ -251,23 +228,19 @@ test_non_owner(bool outline)
 	CHECK_EQ(pp_test_stats(pool).recycle_stats.ring,
 		 st.recycle_stats.ring + 64);
 	CHECK_EQ(page_pool_inflight(pool), inflight);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 }
 
 /* A pool with no owner: every caller is a non-owner; to the ring. */
 static void
 test_ownerless(bool outline)
 {
-	struct page_pool_params pp;
 	struct page_pool *pool;
 	struct page *pages[BATCH];
 	struct page_pool_stats st;
 	uint32_t count;
 
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	pool = page_pool_create(&pp);
-	CHECK(pool != NULL);
+	pool = pp_test_ownerless_pool();
 	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, BATCH),
 		 BATCH);
 	count = pool->alloc.count;
@@ -329,7 +302,7 @@ test_dma_sync(bool outline)
 		 ds.syncs_for_device + BATCH);
 	CHECK_EQ(dev_stats(dev).bytes_synced_for_device,
 		 ds.bytes_synced_for_device + BATCH * 1500);
-	destroy(pool);
+	pp_test_destroy_owned(pool);
 	CHECK_EQ(dev_stats(dev).live_mappings, 0);
 	pp_dma_dev_destroy(dev);
 }

@@ -25,21 +25,6 @@
 #define BATCH 8
 #define MID 3
 
-static struct page_pool *
-owned_pool(struct napi_struct *napi)
-{
-	struct page_pool_params pp;
-	struct page_pool *pool;
-
-	napi_init_current(napi);
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	pp.napi = napi;
-	pool = page_pool_create(&pp);
-	CHECK(pool != NULL);
-	return pool;
-}
-
 enum bad_kind {
 	BAD_REFCOUNT,
 	BAD_OTHER_POOL,
@@ -55,8 +40,7 @@ static void
 test_bad(enum bad_kind kind)
 {
 	struct napi_struct napi;
-	struct page_pool *pool = owned_pool(&napi);
-	struct page_pool_params pp;
+	struct page_pool *pool = pp_test_owned_pool(&napi, 0, 0);
 	struct page_pool *other;
 	struct page *pages[BATCH], *own_mid, *bad = NULL;
 	struct page_pool_stats st, so;
@@ -66,10 +50,7 @@ test_bad(enum bad_kind kind)
 	char want[200];
 	const char *what = NULL;
 
-	memset(&pp, 0, sizeof(pp));
-	pp.nid = NUMA_NO_NODE;
-	other = page_pool_create(&pp);
-	CHECK(other != NULL);
+	other = pp_test_ownerless_pool();
 
 	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, BATCH),
 		 BATCH);
@@ -178,8 +159,7 @@ test_bad(enum bad_kind kind)
 	default:
 		CHECK(0);
 	}
-	page_pool_disable_direct_recycling(pool);
-	page_pool_destroy(pool);
+	pp_test_destroy_owned(pool);
 	page_pool_destroy(other);
 }
 
@@ -202,7 +182,7 @@ main(void)
 
 	/* A clean batch: cached, each page poisoned and marked free as a
 	 * single recycle marks it; handed out again without a report. */
-	pool = owned_pool(&napi);
+	pool = pp_test_owned_pool(&napi, 0, 0);
 	CHECK_EQ(page_pool_alloc_pages_bulk(pool, GFP_ATOMIC, pages, BATCH),
 		 BATCH);
 	c0 = pool->alloc.count;
@@ -226,8 +206,7 @@ main(void)
 	CHECK_EQ(page_pool_debug_errors(NULL), poolless + 1);
 	CHECK_EQ(pool->alloc.count, c0 + BATCH);
 	CHECK_EQ(page_pool_debug_errors(pool), 0);
-	page_pool_disable_direct_recycling(pool);
-	page_pool_destroy(pool);
+	pp_test_destroy_owned(pool);
 
 	for (k = 0; k < BAD_KINDS; k++)
 		test_bad((enum bad_kind)k);
