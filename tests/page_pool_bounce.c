@@ -60,15 +60,6 @@ make_pool(struct device *dev, enum dma_data_direction dir, bool sync_dev)
 	return pool;
 }
 
-static struct pp_dma_stats
-dev_stats(struct device *dev)
-{
-	PP_OPTS(pp_dma_stats, s);
-
-	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
-	return s;
-}
-
 static void
 fill_frame(unsigned char *f, unsigned int len, unsigned int seq)
 {
@@ -128,7 +119,7 @@ test_correct(bool iommu, enum dma_data_direction dir)
 		}
 	}
 	page_pool_destroy(pool);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.live_mappings, 0);
 	CHECK_EQ(s.faults, 0);
 	CHECK(s.bytes_bounced > 0);
@@ -172,7 +163,7 @@ test_wrong(bool iommu)
 		page_pool_put_full_page(pool, page, true);
 	}
 	page_pool_destroy(pool);
-	CHECK_EQ(dev_stats(dev).faults, 0);
+	CHECK_EQ(pp_test_dev_stats(dev).faults, 0);
 	pp_dma_dev_destroy(dev);
 }
 
@@ -201,7 +192,7 @@ test_no_sync_dev(bool iommu)
 	CHECK(page_pool_dev_alloc_pages(pool) == page);	/* the same page */
 	CHECK_EQ(pp_dma_dev_write(dev, dma + HEADROOM, frame, sizeof(frame)),
 		 -EFAULT);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.debug_errors, 1);
 	CHECK_EQ(s.last_fault_reason, PP_DMA_FAULT_CPU_OWNED);
 	CHECK_EQ(s.last_fault_addr, dma + HEADROOM);
@@ -210,7 +201,7 @@ test_no_sync_dev(bool iommu)
 	dma_sync_single_range_for_device(dev, dma, HEADROOM, sizeof(frame),
 					 DMA_FROM_DEVICE);
 	receive(dev, page, frame, sizeof(frame));
-	CHECK_EQ(dev_stats(dev).debug_errors, 1);
+	CHECK_EQ(pp_test_dev_stats(dev).debug_errors, 1);
 	page_pool_put_full_page(pool, page, true);
 	page_pool_destroy(pool);
 	pp_dma_dev_destroy(dev);
@@ -244,7 +235,7 @@ test_frags(bool iommu)
 	page_pool_put_page(pool, a, -1, true);
 	page_pool_put_page(pool, b, -1, true);
 	page_pool_destroy(pool);
-	CHECK_EQ(dev_stats(dev).live_mappings, 0);
+	CHECK_EQ(pp_test_dev_stats(dev).live_mappings, 0);
 	pp_dma_dev_destroy(dev);
 }
 

@@ -21,17 +21,6 @@
 
 #include "page_pool_helpers.h"
 
-static struct pp_dma_stats
-dev_stats(struct device *dev)
-{
-	struct pp_dma_stats s;
-
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
-	return s;
-}
-
 static void
 test_map_sync_identity(void)
 {
@@ -56,32 +45,32 @@ test_map_sync_identity(void)
 	CHECK_EQ(page_pool_get_dma_addr(page),
 		 (dma_addr_t)(uintptr_t)page_address(page));
 	CHECK_EQ(page_pool_get_dma_dir(pool), DMA_FROM_DEVICE);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.maps, 64);			/* one bulk, each mapped once */
 	CHECK_EQ(s.syncs_for_device, 64);	/* max_len at map time */
 	CHECK_EQ(s.bytes_synced_for_device, 64 * 1500);
 
 	/* Recycle with a length: min(len, max_len) is synced. */
 	page_pool_put_page(pool, page, 100, true);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.syncs_for_device, 65);
 	CHECK_EQ(s.bytes_synced_for_device, 64 * 1500 + 100);
 	page = page_pool_alloc_pages(pool, GFP_KERNEL);
 	page_pool_put_full_page(pool, page, true);	/* -1: max_len */
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.bytes_synced_for_device, 65 * 1500 + 100);
 	/* Recycling never maps again. */
 	CHECK_EQ(s.maps, 64);
 
 	page = page_pool_alloc_pages(pool, GFP_KERNEL);
 	page_pool_dma_sync_for_cpu(pool, page, 14, 60);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.syncs_for_cpu, 1);
 	CHECK_EQ(s.bytes_synced_for_cpu, 60);
 	page_pool_recycle_direct(pool, page);
 
 	page_pool_destroy(pool);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.unmaps, 64);
 	CHECK_EQ(s.live_mappings, 0);
 	CHECK_EQ(s.faults, 0);
@@ -144,7 +133,7 @@ test_offset_bounds(void)
 	page = page_pool_alloc_pages(pool, GFP_KERNEL);
 	CHECK(page != NULL);
 	page_pool_dma_sync_for_cpu(pool, page, PAGE_SIZE - 256 - 60, 60);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.syncs_for_cpu, 1);
 	CHECK_EQ(s.bytes_synced_for_cpu, 60);
 	errno = 0;
@@ -178,13 +167,13 @@ test_offset_bounds(void)
 	errno = 0;
 	page_pool_dma_sync_for_cpu(NULL, page, 0, 60);
 	CHECK_EQ(errno, EINVAL);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	CHECK_EQ(s.syncs_for_cpu, 1);
 	CHECK_EQ(s.faults, 0);
 	page_pool_recycle_direct(pool, page);
 	page_pool_destroy(pool);
 	page_pool_destroy(other);
-	CHECK_EQ(dev_stats(dev).faults, 0);
+	CHECK_EQ(pp_test_dev_stats(dev).faults, 0);
 	pp_dma_dev_destroy(dev);
 }
 
@@ -206,7 +195,7 @@ test_coherent_skips_sync(void)
 	CHECK(pool != NULL);
 	page = page_pool_alloc_pages(pool, GFP_KERNEL);
 	page_pool_recycle_direct(pool, page);
-	CHECK_EQ(dev_stats(dev).syncs_for_device, 0);
+	CHECK_EQ(pp_test_dev_stats(dev).syncs_for_device, 0);
 	page_pool_destroy(pool);
 	pp_dma_dev_destroy(dev);
 }
@@ -258,7 +247,7 @@ seed003(bool untracked, uint64_t *faults, uint64_t *live_at_unbind)
 	for (i = 0; i < 10; i++)
 		page_pool_put_full_page(pool, held[i], false);
 	pp_test_wait_freed(5000);
-	s = dev_stats(dev);
+	s = pp_test_dev_stats(dev);
 	*faults = s.faults;
 	*live_at_unbind = s.unbind_live_mappings;
 	pp_dma_dev_destroy(dev);

@@ -3,10 +3,10 @@
  * Copyright (c) 2026 The pagepool authors
  *
  * Shared by the page_pool tests: the pools the bulk tests set up (owned
- * by the calling thread, or by no thread), a counter snapshot, and knowing
- * when a destroyed pool has really been freed (its memory-model
- * disconnect callback runs right before the free, possibly on the release
- * thread).
+ * by the calling thread, or by no thread), snapshots of a pool's and of a
+ * DMA device's counters, and knowing when a destroyed pool has really
+ * been freed (its memory-model disconnect callback runs right before the
+ * free, possibly on the release thread).
  */
 #ifndef PAGEPOOL_TESTS_PAGE_POOL_HELPERS_H
 #define PAGEPOOL_TESTS_PAGE_POOL_HELPERS_H
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pagepool/opts.h>
 #include <pagepool/page_pool.h>
 
 #include "helpers.h"
@@ -68,6 +69,16 @@ pp_test_stats(struct page_pool *pool)
 
 	memset(&s, 0, sizeof(s));
 	CHECK(page_pool_get_stats(pool, &s));
+	return s;
+}
+
+/* A snapshot of @dev's counters (pp_dma_dev_get_stats()). */
+static inline struct pp_dma_stats
+pp_test_dev_stats(struct device *dev)
+{
+	PP_OPTS(pp_dma_stats, s);
+
+	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
 	return s;
 }
 

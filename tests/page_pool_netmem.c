@@ -18,17 +18,6 @@
 
 #include "page_pool_helpers.h"
 
-static struct pp_dma_stats
-dev_stats(struct device *dev)
-{
-	struct pp_dma_stats s;
-
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
-	return s;
-}
-
 static void
 test_conversions(void)
 {
@@ -235,9 +224,9 @@ test_dma_forms(void)
 	CHECK(page_pool_get_dma_addr_netmem(nm) != 0);
 	CHECK_EQ(page_pool_get_dma_addr_netmem(nm),
 		 page_pool_get_dma_addr(netmem_to_page(nm)));
-	s0 = dev_stats(dev);
+	s0 = pp_test_dev_stats(dev);
 	page_pool_dma_sync_netmem_for_cpu(pool, nm, 14, 60);
-	s1 = dev_stats(dev);
+	s1 = pp_test_dev_stats(dev);
 	CHECK_EQ(s1.syncs_for_cpu, s0.syncs_for_cpu + 1);
 	CHECK_EQ(s1.bytes_synced_for_cpu, s0.bytes_synced_for_cpu + 60);
 	page_pool_put_full_netmem(pool, nm, false);

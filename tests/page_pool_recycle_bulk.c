@@ -252,17 +252,6 @@ test_ownerless(bool outline)
 	page_pool_destroy(pool);
 }
 
-static struct pp_dma_stats
-dev_stats(struct device *dev)
-{
-	struct pp_dma_stats s;
-
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	CHECK_EQ(pp_dma_dev_get_stats(dev, &s), 0);
-	return s;
-}
-
 /* A pool that syncs for the device: the checked path syncs each page
  * (max_len, as page_pool_put_full_page()) and caches it. */
 static void
@@ -293,17 +282,17 @@ test_dma_sync(bool outline)
 		 BATCH);
 	c0 = pool->alloc.count;
 	st = pp_test_stats(pool);
-	ds = dev_stats(dev);
+	ds = pp_test_dev_stats(dev);
 	recycle(pool, pages, BATCH, outline);
 	CHECK_EQ(pool->alloc.count, c0 + BATCH);
 	CHECK_EQ(pp_test_stats(pool).recycle_stats.cached,
 		 st.recycle_stats.cached + BATCH);
-	CHECK_EQ(dev_stats(dev).syncs_for_device,
+	CHECK_EQ(pp_test_dev_stats(dev).syncs_for_device,
 		 ds.syncs_for_device + BATCH);
-	CHECK_EQ(dev_stats(dev).bytes_synced_for_device,
+	CHECK_EQ(pp_test_dev_stats(dev).bytes_synced_for_device,
 		 ds.bytes_synced_for_device + BATCH * 1500);
 	pp_test_destroy_owned(pool);
-	CHECK_EQ(dev_stats(dev).live_mappings, 0);
+	CHECK_EQ(pp_test_dev_stats(dev).live_mappings, 0);
 	pp_dma_dev_destroy(dev);
 }
 
