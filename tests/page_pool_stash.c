@@ -71,21 +71,6 @@ let_go(struct job *j)
 	__atomic_store_n(&j->release, 1, __ATOMIC_RELEASE);
 }
 
-static struct page_pool *
-owned_pool(struct napi_struct *napi, unsigned int pool_size)
-{
-	struct page_pool_params pp;
-	struct page_pool *pool;
-
-	memset(&pp, 0, sizeof(pp));
-	pp.pool_size = pool_size;
-	pp.nid = NUMA_NO_NODE;
-	pp.napi = napi;
-	pool = page_pool_create(&pp);
-	CHECK(pool != NULL);
-	return pool;
-}
-
 static uint64_t
 ring_count(struct page_pool *pool)
 {
@@ -122,8 +107,7 @@ test_counts(unsigned int ring, unsigned int cap)
 	pthread_t th;
 	uint64_t base;
 
-	napi_init_current(&napi);
-	pool = owned_pool(&napi, ring);
+	pool = pp_test_owned_pool(&napi, ring, 0);
 
 	/* cap - 1 pages: stashed, in flight, not in the ring. */
 	alloc_n(pool, pages, cap - 1);
@@ -177,10 +161,9 @@ test_evict(void)
 	pthread_t th;
 	unsigned int i;
 
-	napi_init_current(&napi);
 	memset(&j, 0, sizeof(j));
 	for (i = 0; i < 5; i++) {
-		j.pools[i] = owned_pool(&napi, 0);
+		j.pools[i] = pp_test_owned_pool(&napi, 0, 0);
 		alloc_n(j.pools[i], &pages[i], 1);
 	}
 	j.pages = pages;
@@ -208,8 +191,7 @@ test_destroy_takes(void)
 	struct job j;
 	pthread_t th;
 
-	napi_init_current(&napi);
-	pool = owned_pool(&napi, 0);
+	pool = pp_test_owned_pool(&napi, 0, 0);
 	pp_test_watch_free(pool);
 	alloc_n(pool, pages, 5);
 	memset(&j, 0, sizeof(j));
@@ -237,7 +219,7 @@ test_ownerless(void)
 	struct job j;
 	pthread_t th;
 
-	pool = owned_pool(NULL, 0);
+	pool = pp_test_ownerless_pool();
 	alloc_n(pool, pages, 3);
 	memset(&j, 0, sizeof(j));
 	j.pages = pages;
