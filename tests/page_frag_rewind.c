@@ -181,6 +181,58 @@ test_rewind_after_long_commit(void)
 	page_frag_cache_drain(&nc);
 }
 
+/*
+ * A request longer than the stride (a receive prepared for the largest
+ * frame) always ends past the limit a look with a fragment out sets, less
+ * than a stride ahead. It runs inline while it starts below the limit
+ * (before, every such request went to the library and looked again), and
+ * looks, once, when it starts past it.
+ */
+static void
+test_large_request_once_per_stride(void)
+{
+	const unsigned int big = 9014;
+	struct page_frag_cache nc = { 0 };
+	struct page_frag pf;
+	char *first, *a, *b, *va;
+
+	first = page_frag_alloc_refill_prepare(&nc, 32, &pf, GFP_KERNEL);
+	CHECK(first != NULL);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 100), 100);
+	a = first;
+	b = page_frag_alloc_refill_prepare(&nc, big, &pf, GFP_KERNEL);
+	CHECK(b == first + 100);
+	CHECK_EQ(pf.size, MAX_SIZE - 100);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 1000), 1000);
+	page_frag_free(a);
+	page_frag_free(b);
+	/* All back, but the offset is still in the stride last looked at. */
+	va = page_frag_alloc_refill_prepare(&nc, big, &pf, GFP_KERNEL);
+	CHECK(va == first + 1100);
+	CHECK_EQ(page_frag_commit(&nc, &pf, 3500), 3500);
+	page_frag_free(va);
+	/* The offset left the stride: this one looks, and rewinds. */
+	va = page_frag_alloc_refill_prepare(&nc, big, &pf, GFP_KERNEL);
+	CHECK(va == first);
+	CHECK_EQ(pf.size, MAX_SIZE);
+	CHECK_EQ(nc.pagecnt_bias, MAX_SIZE + 1);
+	/* The probe and the kernel's alloc follow the same rule. */
+	CHECK_EQ(page_frag_commit(&nc, &pf, 100), 100);
+	a = va;
+	va = page_frag_alloc_refill_probe(&nc, big, &pf);
+	CHECK(va == first + 100);
+	va = page_frag_alloc(&nc, 5000, GFP_KERNEL);
+	CHECK(va == first + 100);
+	page_frag_free(a);
+	page_frag_free(va);
+	/* Nothing was out at the last look: inline up to the end of the
+	 * stride that request ended in (9014 -> 12288). */
+	va = page_frag_alloc(&nc, 5000, GFP_KERNEL);
+	CHECK(va == first + 5100);
+	page_frag_free(va);
+	page_frag_cache_drain(&nc);
+}
+
 /* One fragment out: the cache walks on, then leaves the block to it. */
 static void
 test_no_rewind_held(void)
@@ -365,6 +417,7 @@ main(void)
 	test_rewind_alloc();
 	test_rewind_prepare_probe();
 	test_rewind_after_long_commit();
+	test_large_request_once_per_stride();
 	test_no_rewind_held();
 	test_no_rewind_pfmemalloc();
 	test_debug_double_free();

@@ -115,10 +115,12 @@ PP_STATIC_ASSERT(PAGE_FRAG_CACHE_PFMEMALLOC_BIT < PAGE_SIZE,
  *	arithmetic, ours a region lookup, so the cache keeps what the
  *	lookup would find for the prepare, probe and commit fast paths.
  * @limit: pagepool's: a request ending at or below it is served by the
- *	fast paths; past it, the library looks at the block's count (the
- *	rewind) and moves it to the end of the stride the request ends in
- *	(nothing out) or starts in (a fragment out: a request crossing it
- *	looks again). At most the block's size; 0 when no block is cached.
+ *	fast paths (one longer than the stride also if it starts below it
+ *	and fits, __page_frag_room_fast()); past it, the library looks at
+ *	the block's count (the rewind) and moves it to the end of the stride
+ *	the request ends in (nothing out) or starts in (a fragment out: a
+ *	request crossing it looks again). At most the block's size; 0 when
+ *	no block is cached.
  *
  * Zero-filled (or page_frag_cache_init()) is an empty cache. The first
  * three members are the kernel's, at the kernel's offsets.
@@ -134,9 +136,11 @@ struct page_frag_cache {
 /*
  * The rewind's stride (see the DOC above): the fast paths send a request
  * that ends past @limit, the end of the 4 KiB stride where the library
- * last looked at the block's count, to the library, which looks again. A
+ * last looked at the block's count, to the library, which looks again
+ * (a request longer than the stride: only once it starts past @limit,
+ * __page_frag_room_fast()). A
  * power of two no larger than a page, so the block's end is a stride
- * boundary and the one test also catches a request that does not fit. An enum, not a macro,
+ * boundary and the first test also catches a request that does not fit. An enum, not a macro,
  * it is no API; the library may be built with another stride
  * (-DPFC_REWIND_STRIDE=N), which its inline callers then share if they
  * define the same.
@@ -252,6 +256,30 @@ PP_API uint64_t page_frag_debug_errors(void);
  */
 
 /**
+ * __page_frag_room_fast() - may the fast paths serve a request from @off to
+ * @end without the library? Yes if it ends at or below @nc's limit (the
+ * common case, one compare). Also, for a request longer than the stride,
+ * if it starts below the limit and ends inside the block: with a fragment
+ * out the limit lies less than a stride past the offset, so such a
+ * request (a receive prepared for a 9000-byte frame) would otherwise go
+ * to the library on every call; for it the look at the count is due when
+ * the offset leaves the stride. No: no block, a look due, or no room.
+ * Context: the cache's owner.
+ */
+static PP_ALWAYS_INLINE bool
+__page_frag_room_fast(const struct page_frag_cache *nc, unsigned long off,
+		      unsigned long end)
+{
+	if (PP_LIKELY(end <= nc->limit))
+		return true;
+	/* limit > off >= 0: a block is cached. */
+	return end - off > (unsigned long)__PAGE_FRAG_CACHE_STRIDE &&
+	       off < nc->limit &&
+	       end <= (PAGE_SIZE << (nc->encoded_page &
+				     PAGE_FRAG_CACHE_ORDER_MASK));
+}
+
+/**
  * __page_frag_fill() - describe in @pfrag the space of @nc's cached block
  * from @off to the block's end, and return its address: the one place the
  * prepare and probe calls, inline and in the library, fill a struct
@@ -312,7 +340,7 @@ __page_frag_alloc_refill_prepare_align_inline(struct page_frag_cache *nc,
 		      fragsz - 1 < (unsigned long)PAGE_FRAG_CACHE_MAX_SIZE &&
 		      (low & (low + 1)) == 0 && low < PAGE_SIZE)) {
 		off = (nc->offset + low) & ~low;
-		if (PP_LIKELY(off + fragsz <= nc->limit)) {
+		if (PP_LIKELY(__page_frag_room_fast(nc, off, off + fragsz))) {
 			return __page_frag_fill(nc, off, pfrag);
 		}
 	}
@@ -381,7 +409,7 @@ __page_frag_alloc_refill_probe_inline(struct page_frag_cache *nc,
 
 	if (PP_LIKELY(nc != NULL && pfrag != NULL && fragsz != 0)) {
 		off = nc->offset;
-		if (PP_LIKELY(off + fragsz <= nc->limit)) {
+		if (PP_LIKELY(__page_frag_room_fast(nc, off, off + fragsz))) {
 			return __page_frag_fill(nc, off, pfrag);
 		}
 	}

@@ -29,9 +29,10 @@
  * next is cut (a request/response loop) still walks all 32 KiB, missing
  * the CPU's cache on every line, where the pre-seed struct page_frag
  * refill went back to offset 0 whenever its page was free. Once per
- * PFC_REWIND_STRIDE bytes of offset, on the fast paths' one test for room
- * (a request ending past nc->limit, the end of the stride where the cache
- * last looked), the cache looks at its block's count: equal to the bias
+ * PFC_REWIND_STRIDE bytes of offset, on the fast paths' test for room (a
+ * request ending past nc->limit, the end of the stride where the cache
+ * last looked; one longer than the stride, once it starts past it), the
+ * cache looks at its block's count: equal to the bias
  * means no fragment is out, nobody else can reach the block, and the
  * cache starts it again from offset 0 (frag_cache_try_rewind()). One load
  * per stride, and the working set stays one stride plus a fragment. The
@@ -453,18 +454,20 @@ refill:
 }
 
 /*
- * The fast paths' one test: does a request ending at @end end past the
- * limit? True for an empty cache or a block just opened, rewound or
- * renewed (limit 0), once the offset has left the stride where the slow
- * path last looked, by a request or by a commit longer than its
- * reservation, and, as the limit is at most the block's end, whenever the
- * request does not fit. In unsigned long, so that a probe's unchecked size
- * cannot wrap the sum.
+ * The fast paths' test (__page_frag_room_fast()), negated: must a request
+ * from @off to @end come here? Yes for an empty cache or a block just
+ * opened, rewound or renewed (limit 0), once the request leaves the stride
+ * where the slow path last looked (for one longer than the stride: once
+ * it starts past it), by a request or after a commit longer than its
+ * reservation, and, as the limit is at most the block's end, whenever
+ * the request does not fit. In unsigned long, so that a probe's unchecked
+ * size cannot wrap the sum.
  */
 static inline bool
-frag_crosses(const struct page_frag_cache *nc, unsigned long end)
+frag_crosses(const struct page_frag_cache *nc, unsigned long off,
+	     unsigned long end)
 {
-	return end > nc->limit;
+	return !__page_frag_room_fast(nc, off, end);
 }
 
 /*
@@ -473,9 +476,10 @@ frag_crosses(const struct page_frag_cache *nc, unsigned long end)
  * up to? With a fragment out (the offset not 0 after the look), the end
  * of the stride @start lies in: a request crossing it, again or after this
  * one was committed, looks again, as one that was not committed (a probe
- * repeated until the fragments come back) must. With none (a block just
- * opened, rewound or renewed), the end of the stride @end lies in: nothing
- * is out to wait for. At most the block's end, a stride boundary.
+ * repeated until the fragments come back) must; one longer than the
+ * stride, once it starts past it. With none (a block just opened, rewound
+ * or renewed), the end of the stride @end lies in: nothing is out to wait
+ * for. At most the block's end, a stride boundary.
  */
 static inline void
 frag_set_limit(struct page_frag_cache *nc, unsigned long start,
@@ -606,7 +610,7 @@ __page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
 	if (!frag_args_ok(nc, fragsz, align_mask))
 		return NULL;
 	off = (nc->offset + ~align_mask) & align_mask;
-	if (PP_UNLIKELY(frag_crosses(nc, off + fragsz)))
+	if (PP_UNLIKELY(frag_crosses(nc, off, off + fragsz)))
 		return frag_alloc_slow(nc, fragsz, gfp, align_mask);
 	va = encoded_va(nc->encoded_page);
 	nc->pagecnt_bias--;
@@ -751,7 +755,7 @@ void *
 		return NULL;
 	}
 	off = (nc->offset + ~align_mask) & align_mask;
-	if (PP_UNLIKELY(frag_crosses(nc, off + fragsz)))
+	if (PP_UNLIKELY(frag_crosses(nc, off, off + fragsz)))
 		return frag_prepare_slow(nc, fragsz, pfrag, gfp, align_mask);
 	return __page_frag_fill(nc, off, pfrag);
 }
@@ -791,7 +795,7 @@ void *
 		return NULL;
 	}
 	off = nc->offset;
-	if (PP_UNLIKELY(frag_crosses(nc, off + (unsigned long)fragsz)))
+	if (PP_UNLIKELY(frag_crosses(nc, off, off + (unsigned long)fragsz)))
 		return frag_probe_slow(nc, fragsz, pfrag);
 	return __page_frag_fill(nc, off, pfrag);
 }
