@@ -407,6 +407,12 @@ def verdicts(stats, seq=None):
         'below DPDK cached with B on lcore 1',
         'pagepool_pp_ring_cross', 'dpdk_mempool_c256_cross',
         'DPDK cached cross', seq))
+    out.append(target(
+        stats, 'target: cross-thread return, B returning with '
+        'page_pool_put_page_bulk() of 32, at or below DPDK cached with B on '
+        'lcore 1',
+        'pagepool_pp_ring_bulk32_cross', 'dpdk_mempool_c256_cross',
+        'DPDK cached cross', seq, between=('pagepool_pp_ring_cross',)))
 
     rr = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'dpdk_rte_ring_spsc')
     rc = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'ck_ring_spsc')

@@ -61,7 +61,7 @@ grep -q "^target: page_pool bulk alloc + trusted recycle of 32 (DPDK's shape) .*
 	bad "peers table: the trusted bulk target is not paired"$'\n'"$out"
 grep -q "^target: page_pool bulk alloc + put of 32 .*: MISSED (every paired round)" <<<"$out" ||
 	bad "peers table: the checked bulk target is not paired"$'\n'"$out"
-[ "$(grep -c '^target: ' <<<"$out")" -eq 7 ] || bad "peers table: want 7 targets"$'\n'"$out"
+[ "$(grep -c '^target: ' <<<"$out")" -eq 8 ] || bad "peers table: want 8 targets"$'\n'"$out"
 for c in owner cross ring; do
 	grep -q "^$c	" "$rows" || bad "peers: no $c chart row"
 done
