@@ -387,11 +387,18 @@ def verdicts(stats, seq=None):
                        if failed else ''),
             'ratio': worst})
 
-    out.append(target(
-        stats, 'target: page_pool bulk alloc + put of 32 at or below DPDK '
-        'get_bulk/put_bulk 32, per buffer',
+    # The checked bulk put makes the kernel's per-page tests, which DPDK's
+    # put_bulk does not: not the same shape, so shown for scale and not
+    # judged; the trusted row below is the like-for-like one.
+    checked = target(
+        stats, 'shown for scale: page_pool bulk alloc + checked put of 32 '
+        '(the kernel\'s per-page tests) beside DPDK get_bulk/put_bulk 32 '
+        '(no per-object test), per buffer',
         'pagepool_pp_bulk32_same', 'dpdk_mempool_c256_bulk32_same',
-        'DPDK bulk 32', seq))
+        'DPDK bulk 32', seq)
+    checked['detail'] = 'was %s; %s' % (checked['status'], checked['detail'])
+    checked['status'] = 'n/a (not like for like)'
+    out.append(checked)
     out.append(target(
         stats, 'target: page_pool bulk alloc + trusted recycle of 32 '
         '(DPDK\'s shape) at or below DPDK get_bulk/put_bulk 32, per buffer',
