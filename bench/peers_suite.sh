@@ -10,9 +10,12 @@
 # pagepool's bulk, cross-thread and burst rows right after its own (same
 # process, same pinned CPUs: A on the first usable CPU, B on the second),
 # and each row's median is reported with its min and max; a row whose
-# max/min is over 1.5 is marked too wide to judge. bench/summary.py prints
-# one table with the ratio of every peer to the pagepool path it is
-# compared with, and whether each target is met. A peer that was not built
+# max/min is over 1.5 is marked wide. bench/summary.py prints one table
+# with the ratio of every peer to the pagepool path it is compared with,
+# and whether each target is met: on the rounds paired in one process
+# when there are three or more (their median, unless the middle half of
+# them spans more than 1.5x: then too wide to judge), else on the rows'
+# medians. A peer that was not built
 # (its package missing) drops its rows; with PP_BENCH_RESULTS set the rows
 # go there as chart rows too.
 #   bench/peers_suite.sh BUILD_DIR [REPS] [N] [--inner INNER] [--json] [--png FILE]

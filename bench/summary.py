@@ -301,8 +301,9 @@ def target(stats, what, ours, peer, label, seq=None, between=()):
     """A target 'ours at or below the peer'. With three or more paired
     rounds (same process, one after the other, with only @between rows
     in between) the paired ratios decide: every round on one side, or
-    their median when their spread allows. Otherwise the medians decide,
-    only when both rows' spreads allow it."""
+    their median when the middle half of them (first to third quartile)
+    spans at most SPREAD_MAX. Otherwise the medians decide, only when
+    both rows' spreads (max / min) allow it."""
     pr = paired(seq or [], ours, peer, between)
     r = ratio_of(stats, ours, peer)
     if r is None:
@@ -329,18 +330,23 @@ def target(stats, what, ours, peer, label, seq=None, between=()):
         status = 'MET' if r >= 1.0 else 'MISSED'
     if len(pr) >= 3:
         lo, hi, med = min(pr), max(pr), statistics.median(pr)
+        # The middle half of the paired rounds: one round that a
+        # preemption or the other tenant's burst hit (a 0.15 or a 6.0
+        # among twenty near 1.0) widens min..max, not this.
+        q1, _, q3 = statistics.quantiles(pr, n=4, method='inclusive')
         detail += '; paired in one process, peer/ours per round: median ' \
-                  '%.2fx [%.2f..%.2f] of %d' % (med, lo, hi, len(pr))
+                  '%.2fx [%.2f..%.2f], middle half [%.2f..%.2f], of %d' % (
+                      med, lo, hi, q1, q3, len(pr))
         if lo >= 1.0:
             status = 'MET (every paired round)'
         elif hi < 1.0:
             status = 'MISSED (every paired round)'
-        elif hi / lo <= SPREAD_MAX:
+        elif q1 > 0 and q3 / q1 <= SPREAD_MAX:
             status = 'MET (paired median)' if med >= 1.0 else \
                      'MISSED (paired median)'
         else:
-            status = 'SPREAD TOO WIDE TO JUDGE (paired rounds %.2f..%.2f)' \
-                     % (lo, hi)
+            status = 'SPREAD TOO WIDE TO JUDGE (middle half of the paired ' \
+                     'rounds %.2f..%.2f)' % (q1, q3)
     return {'target': what, 'status': status, 'detail': detail, 'ratio': r,
             'paired': pr}
 
@@ -381,11 +387,18 @@ def verdicts(stats, seq=None):
                        if failed else ''),
             'ratio': worst})
 
-    out.append(target(
-        stats, 'target: page_pool bulk alloc + put of 32 at or below DPDK '
-        'get_bulk/put_bulk 32, per buffer',
+    # The checked bulk put makes the kernel's per-page tests, which DPDK's
+    # put_bulk does not: not the same shape, so shown for scale and not
+    # judged; the trusted row below is the like-for-like one.
+    checked = target(
+        stats, 'shown for scale: page_pool bulk alloc + checked put of 32 '
+        '(the kernel\'s per-page tests) beside DPDK get_bulk/put_bulk 32 '
+        '(no per-object test), per buffer',
         'pagepool_pp_bulk32_same', 'dpdk_mempool_c256_bulk32_same',
-        'DPDK bulk 32', seq))
+        'DPDK bulk 32', seq)
+    checked['detail'] = 'was %s; %s' % (checked['status'], checked['detail'])
+    checked['status'] = 'n/a (not like for like)'
+    out.append(checked)
     out.append(target(
         stats, 'target: page_pool bulk alloc + trusted recycle of 32 '
         '(DPDK\'s shape) at or below DPDK get_bulk/put_bulk 32, per buffer',
@@ -401,6 +414,12 @@ def verdicts(stats, seq=None):
         'below DPDK cached with B on lcore 1',
         'pagepool_pp_ring_cross', 'dpdk_mempool_c256_cross',
         'DPDK cached cross', seq))
+    out.append(target(
+        stats, 'target: cross-thread return, B returning with '
+        'page_pool_put_page_bulk() of 32, at or below DPDK cached with B on '
+        'lcore 1',
+        'pagepool_pp_ring_bulk32_cross', 'dpdk_mempool_c256_cross',
+        'DPDK cached cross', seq, between=('pagepool_pp_ring_cross',)))
 
     rr = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'dpdk_rte_ring_spsc')
     rc = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'ck_ring_spsc')

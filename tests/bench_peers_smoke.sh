@@ -18,7 +18,7 @@ fail=0 ran=0
 # Rows each program must print.
 declare -A want=(
 	[peer_pagepool]=12 [peer_glibc]=4 [peer_mimalloc]=4
-	[peer_jemalloc]=4 [peer_dpdk]=13 [peer_ck]=1
+	[peer_jemalloc]=4 [peer_dpdk]=14 [peer_ck]=1
 )
 line_re='^Type:[a-z0-9]+_[a-z0-9_]+_(same|cross|spsc) Per elem: [0-9]+ cycles\(tsc\) [0-9]+\.[0-9]{3} ns \(step:[0-9]+\)'
 
@@ -81,7 +81,7 @@ if [ $ran -gt 0 ] && [ "$sanitize" = none ] && [ $# -gt 0 ]; then
 	elif ! python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert len(d["verdicts"]) == 7, d["verdicts"]
+assert len(d["verdicts"]) == 8, d["verdicts"]
 assert any(r["type"] == "pagepool_pp_fast_same" and r["ns"] > 0 for r in d["rows"])
 for v in d["verdicts"]:
     assert v["status"].split()[0] in ("MET", "MISSED", "SPREAD", "n/a"), v

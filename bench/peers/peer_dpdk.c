@@ -28,7 +28,8 @@
  *
  * pagepool's rows that the targets compare with these (pp_rows.c:
  * pagepool_pp_bulk32_same and pagepool_pp_bulk32_trusted_same, the
- * checked and the trusted bulk return, pagepool_pp_ring_cross,
+ * checked and the trusted bulk return, pagepool_pp_ring_cross and
+ * pagepool_pp_ring_bulk32_cross, B's single and bulk returns,
  * pagepool_ptr_ring_burst32_spsc) run right after the DPDK row they are
  * compared with, in this process, A on lcore 0's CPU and B a pthread
  * pinned to lcore 1's, every round (-R), so a ratio's two sides share the
@@ -419,6 +420,7 @@ main(int argc, char **argv)
 		pp_row_bulk32_trusted_same();
 		row_cross_lcore("dpdk_mempool_c256_cross", POOL_CACHE);
 		pp_row_ring_cross();
+		pp_row_ring_bulk32_cross();
 		row_cross_lcore("dpdk_mempool_c0_cross", 0);
 		row_cross_noneal();
 		row_ring("dpdk_rte_ring_spsc", false);
