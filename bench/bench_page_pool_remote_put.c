@@ -4,8 +4,9 @@
  *
  * The non-owner put, in lock step: thread A, the pool's owner (its NAPI),
  * allocates a batch of BATCH pages; thread B, not the owner, returns them
- * all with page_pool_put_full_page(pool, page, false), which goes through
- * B's return stash; a barrier hands each batch over and back. No thread
+ * all with page_pool_put_full_page(pool, page, false) (or, with --bulk N,
+ * page_pool_put_page_bulk() of N at a time), which goes through B's
+ * return stash; a barrier hands each batch over and back. No thread
  * waits on the other inside a batch, so the count of instructions per
  * page (A's allocation plus B's put) is the same from run to run under
  * callgrind: tests/perf/budget.txt keeps a budget of it. The time it
@@ -34,19 +35,28 @@ static struct page_pool *pool;
 static struct page *pages[BATCH];
 static pthread_barrier_t handover;
 static uint64_t rounds;
+static unsigned int bulk;	/* 0: single puts */
 
 static void *
 b_main(void *arg)
 {
 	uint64_t r;
+	unsigned int n;
 	int i;
 
 	(void)arg;
 	pp_tool_pin_nth_cpu(1);
 	for (r = 0; r < rounds; r++) {
 		pthread_barrier_wait(&handover);
-		for (i = 0; i < BATCH; i++)
-			page_pool_put_full_page(pool, pages[i], false);
+		if (bulk == 0)
+			for (i = 0; i < BATCH; i++)
+				page_pool_put_full_page(pool, pages[i], false);
+		for (i = 0; bulk != 0 && i < BATCH; i += (int)n) {
+			n = (unsigned int)(BATCH - i);
+			if (n > bulk)
+				n = bulk;
+			page_pool_put_page_bulk(&pages[i], n);
+		}
 		pthread_barrier_wait(&handover);
 	}
 	/* What is still stashed goes to the ring before the destroy. */
@@ -58,13 +68,15 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: " PROG " [--loops N]\n"
+		"Usage: " PROG " [--loops N] [--bulk N]\n"
 		"Thread A (the pool's owner) allocates pages, thread B returns\n"
 		"them with page_pool_put_full_page(pool, page, false), %d at a\n"
 		"time, in lock step.\n\n"
 		"  --loops N   pages, a multiple of %d, %d.. (default 10000000)\n"
+		"  --bulk N    B returns them with page_pool_put_page_bulk(), N\n"
+		"              at a time, 1..%d (default: single puts)\n"
 		"  -h, --help  this text\n",
-		BATCH, BATCH, BATCH);
+		BATCH, BATCH, BATCH, BATCH);
 }
 
 int
@@ -72,6 +84,7 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "loops", required_argument, NULL, 'l' },
+		{ "bulk", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -94,6 +107,11 @@ main(int argc, char **argv)
 		case 'l':
 			loops = pp_tool_parse_num(PROG, "--loops", optarg,
 						  BATCH, UINT64_MAX);
+			break;
+		case 'b':
+			bulk = (unsigned int)pp_tool_parse_num(PROG, "--bulk",
+							       optarg, 1,
+							       BATCH);
 			break;
 		case 'h':
 			usage(stdout);
@@ -139,8 +157,13 @@ main(int argc, char **argv)
 	pthread_join(b, NULL);
 	ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 +
 	     (double)(t1.tv_nsec - t0.tv_nsec);
-	printf("remote_put: %llu pages, %.2f ns per page (A alloc + B put, "
-	       "lock step)\n", loops, ns / (double)loops);
+	if (bulk == 0)
+		printf("remote_put: %llu pages, %.2f ns per page (A alloc + B "
+		       "put, lock step)\n", loops, ns / (double)loops);
+	else
+		printf("remote_put: %llu pages, %.2f ns per page (A alloc + B "
+		       "put_page_bulk of %u, lock step)\n", loops,
+		       ns / (double)loops, bulk);
 	page_pool_disable_direct_recycling(pool);
 	page_pool_destroy(pool);
 	pthread_barrier_destroy(&handover);

@@ -14,6 +14,10 @@
  *   - destroy takes the pages of a B that stays alive and idle, so the
  *     pool is freed inside page_pool_destroy() (not deferred);
  *   - a pool without an owner gets its returns in the ring at once.
+ * Rules 1 to 5 hold as well when B returns its pages with one
+ * page_pool_put_page_bulk() (a non-owner's whole batch goes to its stash
+ * at once), and a batch with a page B does not hold alone, or of another
+ * pool, still stashes every page it may and releases the rest.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -34,6 +38,7 @@ struct job {
 	unsigned int n;
 	int flush;		/* call pp_stash_flush() after the puts */
 	int stay;		/* wait for the main thread before exiting */
+	int bulk;		/* one page_pool_put_page_bulk() of them all */
 	int returned;		/* B is done returning (B writes) */
 	int release;		/* B may exit (A writes) */
 };
@@ -44,8 +49,12 @@ returner(void *arg)
 	struct job *j = arg;
 	unsigned int i;
 
-	for (i = 0; i < j->n; i++)
-		page_pool_put_full_page(j->pages[i]->pp, j->pages[i], false);
+	if (j->bulk)
+		page_pool_put_page_bulk(j->pages, j->n);
+	else
+		for (i = 0; i < j->n; i++)
+			page_pool_put_full_page(j->pages[i]->pp, j->pages[i],
+						false);
 	if (j->flush)
 		pp_stash_flush();
 	/* R1: pairs with acquire A1 in wait_returned(). */
@@ -96,6 +105,9 @@ run(struct job *j, pthread_t *th)
 	wait_returned(j);
 }
 
+/* B's returns: single puts (0) or one bulk put per batch (1). */
+static int use_bulk;
+
 /* Rules 1 to 5 on one pool of ring size @ring, flushing at @cap. */
 static void
 test_counts(unsigned int ring, unsigned int cap)
@@ -115,6 +127,7 @@ test_counts(unsigned int ring, unsigned int cap)
 	j.pages = pages;
 	j.n = cap - 1;
 	j.stay = 1;
+	j.bulk = use_bulk;
 	base = ring_count(pool);
 	run(&j, &th);
 	CHECK_EQ(ring_count(pool), base);
@@ -129,6 +142,7 @@ test_counts(unsigned int ring, unsigned int cap)
 	j.pages = pages;
 	j.n = cap;
 	j.stay = 1;
+	j.bulk = use_bulk;
 	base = ring_count(pool);
 	run(&j, &th);
 	CHECK_EQ(ring_count(pool), base + cap);
@@ -142,6 +156,7 @@ test_counts(unsigned int ring, unsigned int cap)
 	j.n = 3;
 	j.stay = 1;
 	j.flush = 1;
+	j.bulk = use_bulk;
 	base = ring_count(pool);
 	run(&j, &th);
 	CHECK_EQ(ring_count(pool), base + 3);
@@ -232,6 +247,51 @@ test_ownerless(void)
 	page_pool_destroy(pool);
 }
 
+/*
+ * B's bulk put of a batch it may not stash whole: a page with a second
+ * page reference (an skb's get_page()) and a page of another pool. Every
+ * page it holds alone reaches its pool's stash; the doubly held one is
+ * released (its reference dropped, the page not recycled) and still
+ * counts once in flight until A drops the other reference.
+ */
+static void
+test_bulk_mixed(void)
+{
+	struct napi_struct napi;
+	struct page *pages[6], *extra;
+	struct page_pool *pool, *other;
+	struct job j;
+	pthread_t th;
+
+	napi_init_current(&napi);
+	pool = owned_pool(&napi, 0);
+	other = owned_pool(&napi, 0);
+	alloc_n(pool, pages, 4);
+	extra = pages[2];
+	get_page(extra);
+	pages[4] = page_pool_alloc_pages(other, GFP_ATOMIC);
+	CHECK(pages[4] != NULL);
+	pages[5] = page_pool_alloc_pages(pool, GFP_ATOMIC);
+	CHECK(pages[5] != NULL);
+	memset(&j, 0, sizeof(j));
+	j.pages = pages;
+	j.n = 6;
+	j.stay = 1;
+	j.bulk = 1;
+	run(&j, &th);
+	/* Stashed, not in the ring yet; the doubly held page not at all. */
+	CHECK_EQ(ring_count(pool), 0);
+	CHECK_EQ(ring_count(other), 0);
+	let_go(&j);
+	CHECK(pthread_join(th, NULL) == 0);
+	CHECK_EQ(ring_count(pool), 4);
+	CHECK_EQ(ring_count(other), 1);
+	CHECK_EQ(pp_test_stats(pool).recycle_stats.released_refcnt, 1);
+	put_page(extra);
+	page_pool_destroy(other);
+	page_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -241,5 +301,9 @@ main(void)
 	test_evict();
 	test_destroy_takes();
 	test_ownerless();
+	use_bulk = 1;
+	test_counts(0, STASH);
+	test_counts(64, 16);
+	test_bulk_mixed();
 	return T_EXIT_PASS;
 }

@@ -40,6 +40,9 @@
  *         caches the page, and the owner allocates it again and writes it;
  *         if the remote's is the last, the page goes to its stash, which
  *         the destroy steals.
+ * With -DREMOTE_BULK=1 the remote thread returns each page with
+ * page_pool_put_page_bulk() of one instead: a non-owner's batch that
+ * passes the owner's batch test (bulk_remote()) goes to its stash.
  *
  * Checks: no access to the pool after it was freed, nor to a stash after
  * it was freed (GenMC's heap); every write to a page ordered before the
@@ -56,6 +59,9 @@
 
 #ifndef MODE
 #define MODE MODE_STEAL
+#endif
+#ifndef REMOTE_BULK
+#define REMOTE_BULK 0
 #endif
 
 #define ENV_STASH 1
@@ -107,7 +113,15 @@ remote(void *arg)
 	(void)arg;
 	for (i = 0; i < REMOTE_PAGES; i++) {
 		write_page(remote_page[i], 'r');
+#if REMOTE_BULK
+		{
+			struct page *bulk[1] = { remote_page[i] };
+
+			page_pool_put_page_bulk(bulk, 1);
+		}
+#else
 		page_pool_put_full_page(pool, remote_page[i], false);
+#endif
 		if (i == 0 && MODE != MODE_FULL)
 			say_ready();
 	}

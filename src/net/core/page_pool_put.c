@@ -353,6 +353,37 @@ bulk_direct(struct page **data, unsigned int count)
 	return bulk_direct_run(pool, c, data, count < room ? count : room);
 }
 
+/*
+ * A thread that is not the owner giving back pages of one pool that has
+ * an owner, each held alone, with nothing to sync: what its single puts
+ * would do page by page (put_ring_ok(), then _pp_stash_put_remote()),
+ * without the general path's decision per page. The same read-only test
+ * as the owner's batch (pp_bulk_recyclable()), then every page into this
+ * thread's return stash. All or none: a batch with a page that fails, of
+ * another pool included, goes to the general path whole. The pool stays
+ * alive through the loop: the pages not yet stashed are in flight.
+ */
+static unsigned int
+bulk_remote(struct page **data, unsigned int count)
+{
+	struct page_pool *pool;
+	unsigned long owner;
+	unsigned int i;
+
+	if (PP_DEBUG || PP_TEST_HOOKS_ARMED() ||
+	    !__pp_bulk_pool(data, count, &pool))
+		return 0;
+	/* Relaxed, pairs with nothing: as in stash_ok() and put_decide(). */
+	owner = pp_load_relaxed(&pool->owner);
+	if (owner == 0 || owner == pp_thread_self() ||
+	    pp_load_relaxed(&pool->dma_sync) ||
+	    !pp_bulk_recyclable(pool, data, count))
+		return 0;
+	for (i = 0; i < count; i++)
+		_pp_stash_put_remote(pool, data[i]);
+	return count;
+}
+
 /* Everything bulk_direct() did not take: out of line, so that a batch the
  * owner recycles whole pays none of this path's registers and stack. */
 static __attribute__((noinline)) void
@@ -430,6 +461,8 @@ void
 	if (data == NULL)
 		return;
 	n = bulk_direct(data, count);
+	if (n == 0)
+		n = bulk_remote(data, count);
 	if (n < count)
 		put_page_bulk_general(data + n, count - n);
 }
