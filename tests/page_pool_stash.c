@@ -263,9 +263,8 @@ test_bulk_mixed(void)
 	struct job j;
 	pthread_t th;
 
-	napi_init_current(&napi);
-	pool = owned_pool(&napi, 0);
-	other = owned_pool(&napi, 0);
+	pool = pp_test_owned_pool(&napi, 0, 0);
+	other = pp_test_owned_pool(&napi, 0, 0);
 	alloc_n(pool, pages, 4);
 	extra = pages[2];
 	get_page(extra);
