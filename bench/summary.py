@@ -136,6 +136,7 @@ GROUPS = [
          ('pagepool_pp_ring_bulk32_cross', 'pagepool page_pool, B put_page_bulk of 32'),
          ('pagepool_alloc_pages_cross', 'pagepool alloc_pages/__free_pages'),
          ('dpdk_mempool_c256_cross', 'DPDK cached, B on lcore 1'),
+         ('dpdk_mempool_c256_bulk32_cross', 'DPDK cached, B on lcore 1, put_bulk of 32'),
          ('dpdk_mempool_c256_usercache_cross', 'DPDK, B non-EAL with a user cache'),
          ('dpdk_mempool_c256_noneal_cross', 'DPDK, B non-EAL: no cache'),
          ('dpdk_mempool_c0_cross', 'DPDK uncached (cache 0)'),
@@ -417,9 +418,10 @@ def verdicts(stats, seq=None):
     out.append(target(
         stats, 'target: cross-thread return, B returning with '
         'page_pool_put_page_bulk() of 32, at or below DPDK cached with B on '
-        'lcore 1',
-        'pagepool_pp_ring_bulk32_cross', 'dpdk_mempool_c256_cross',
-        'DPDK cached cross', seq, between=('pagepool_pp_ring_cross',)))
+        'lcore 1 returning with rte_mempool_put_bulk() of 32 (one harness '
+        'loop)',
+        'pagepool_pp_ring_bulk32_cross', 'dpdk_mempool_c256_bulk32_cross',
+        'DPDK cached cross, put_bulk 32', seq))
 
     rr = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'dpdk_rte_ring_spsc')
     rc = ratio_of(stats, 'pagepool_ptr_ring_spsc', 'ck_ring_spsc')

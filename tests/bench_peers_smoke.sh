@@ -18,7 +18,7 @@ fail=0 ran=0
 # Rows each program must print.
 declare -A want=(
 	[peer_pagepool]=12 [peer_glibc]=4 [peer_mimalloc]=4
-	[peer_jemalloc]=4 [peer_dpdk]=14 [peer_ck]=1
+	[peer_jemalloc]=4 [peer_dpdk]=15 [peer_ck]=1
 )
 line_re='^Type:[a-z0-9]+_[a-z0-9_]+_(same|cross|spsc) Per elem: [0-9]+ cycles\(tsc\) [0-9]+\.[0-9]{3} ns \(step:[0-9]+\)'
 

@@ -21,6 +21,8 @@
  *   dpdk_mempool_c256_usercache_cross  B non-EAL with its own cache from
  *                                 rte_mempool_cache_create(256) and
  *                                 rte_mempool_generic_put()
+ *   dpdk_mempool_c256_bulk32_cross  c256_cross, B returning 32 at a
+ *                                 time with rte_mempool_put_bulk()
  * rte_ring, 1024 slots, RING_F_SP_ENQ | RING_F_SC_DEQ (1023 usable):
  *   dpdk_rte_ring_spsc            rte_ring_sp_enqueue / rte_ring_sc_dequeue
  *   dpdk_rte_ring_burst32_spsc    sp_enqueue_burst / sc_dequeue_burst of 32
@@ -164,6 +166,23 @@ mp_cross_b_lcore(void *arg)
 	return 0;
 }
 
+static void
+mp_put_bulk(void *ctx, void **objs, unsigned int count)
+{
+	rte_mempool_put_bulk(ctx, objs, count);
+}
+
+/* B on lcore 1, returning 32 at a time with rte_mempool_put_bulk(). */
+static int
+mp_cross_b_lcore_bulk(void *arg)
+{
+	struct peer_cross *x = arg;
+
+	peer_cross_b_enter(x, false);
+	peer_cross_consumer_batched(x, mp_put_bulk);
+	return 0;
+}
+
 /* B as a non-EAL pthread: no cache. */
 static void *
 mp_cross_b_noneal(void *arg)
@@ -200,7 +219,7 @@ mp_cross_b_usercache(void *arg)
 }
 
 static void
-row_cross_lcore(const char *type, unsigned int cache)
+row_cross_lcore(const char *type, unsigned int cache, lcore_function_t *b)
 {
 	struct time_bench_record rec = { .step = 0 };
 	struct rte_mempool *mp = pool_create(cache);
@@ -209,7 +228,7 @@ row_cross_lcore(const char *type, unsigned int cache)
 	int ret;
 
 	peer_cross_init(&x, mp, peer_opts.n_cross);
-	ret = rte_eal_remote_launch(mp_cross_b_lcore, &x, B_LCORE);
+	ret = rte_eal_remote_launch(b, &x, B_LCORE);
 	if (ret != 0)
 		peer_die("rte_eal_remote_launch: %s", strerror(-ret));
 	peer_cross_a_begin(&x, &rec);
@@ -418,10 +437,13 @@ main(int argc, char **argv)
 		row_bulk_same();
 		pp_row_bulk32_same();
 		pp_row_bulk32_trusted_same();
-		row_cross_lcore("dpdk_mempool_c256_cross", POOL_CACHE);
+		row_cross_lcore("dpdk_mempool_c256_cross", POOL_CACHE,
+				mp_cross_b_lcore);
 		pp_row_ring_cross();
+		row_cross_lcore("dpdk_mempool_c256_bulk32_cross", POOL_CACHE,
+				mp_cross_b_lcore_bulk);
 		pp_row_ring_bulk32_cross();
-		row_cross_lcore("dpdk_mempool_c0_cross", 0);
+		row_cross_lcore("dpdk_mempool_c0_cross", 0, mp_cross_b_lcore);
 		row_cross_noneal();
 		row_ring("dpdk_rte_ring_spsc", false);
 		row_ring("dpdk_rte_ring_burst32_spsc", true);

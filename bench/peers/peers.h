@@ -295,6 +295,64 @@ peer_cross_consumer(struct peer_cross *x, void (*put)(void *ctx, void *buf))
 	pp_store_release(&x->freed, got);
 }
 
+/* Buffers B frees at once in the batched rows. */
+#define PEER_CROSS_BATCH 32
+
+/*
+ * B, batching: takes buffers off the ring one at a time as
+ * peer_cross_drain() does and frees them PEER_CROSS_BATCH at a time with
+ * @put_bulk (what is left at the end, fewer); returns how many it took.
+ * Every peer's batched row runs this one loop.
+ */
+static inline __attribute__((always_inline)) uint64_t
+peer_cross_drain_batched(struct peer_cross *x, uint64_t n,
+			 void (*put_bulk)(void *ctx, void **bufs,
+					  unsigned int count))
+{
+	struct ptr_ring *r = &x->ring;
+	void *ctx = x->ctx, *batch[PEER_CROSS_BATCH];
+	unsigned int nb = 0;
+	uint64_t got;
+
+	for (got = 0; got < n; got++) {
+		void *buf;
+
+		while ((buf = __ptr_ring_consume(r)) == NULL) {
+			if (peer_cross_stopped(x) &&
+			    (buf = __ptr_ring_consume(r)) == NULL)
+				goto out;
+			if (buf != NULL)
+				break;
+			pp_cpu_relax();
+		}
+		batch[nb++] = buf;
+		if (nb == PEER_CROSS_BATCH) {
+			put_bulk(ctx, batch, nb);
+			nb = 0;
+		}
+	}
+out:
+	if (nb > 0)
+		put_bulk(ctx, batch, nb);
+	return got;
+}
+
+/* B, batching: as peer_cross_consumer(). */
+static inline __attribute__((always_inline)) void
+peer_cross_consumer_batched(struct peer_cross *x,
+			    void (*put_bulk)(void *ctx, void **bufs,
+					     unsigned int count))
+{
+	uint64_t got = 0;
+
+	if (peer_cross_drain_batched(x, x->n_warm, put_bulk) == x->n_warm) {
+		/* R6: pairs with acquire A6 in peer_cross_a_warm(). */
+		pp_store_release(&x->warm, 1);
+		got = peer_cross_drain_batched(x, x->n, put_bulk);
+	}
+	pp_store_release(&x->freed, got);
+}
+
 /*
  * A, after its loop passed @done buffers: if that is fewer than n (out of
  * time, or an allocation failed), let B stop once the ring is drained.

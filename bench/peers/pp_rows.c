@@ -154,57 +154,27 @@ pp_cross_b(void *arg)
 }
 
 /*
- * B batching its returns with page_pool_put_page_bulk() of 32: both this
- * and put_full_page() go through B's return stash, which produces into
- * the ring 32 pages per producer-lock section (what DPDK's lcore cache
- * does for its puts); the bulk call saves the per-page call.
+ * B batching its returns with page_pool_put_page_bulk() of 32 (the
+ * harness's batched loop, as DPDK's put_bulk row): both this and
+ * put_full_page() go through B's return stash, which produces into the
+ * ring 32 pages per producer-lock section (what DPDK's lcore cache does
+ * for its puts); a batch of one pool's pages held alone goes to the stash
+ * whole.
  */
-
-/* B's loop for @n pages, 32 at a time; returns how many it put. */
-static uint64_t
-pp_cross_drain_bulk(struct peer_cross *x, uint64_t n)
+static void
+pp_put_remote_bulk(void *ctx, void **bufs, unsigned int count)
 {
-	struct page *batch[PP_BULK];
-	unsigned int nb = 0;
-	uint64_t got;
-
-	for (got = 0; got < n; got++) {
-		struct page *page;
-
-		while ((page = __ptr_ring_consume(&x->ring)) == NULL) {
-			if (peer_cross_stopped(x) &&
-			    (page = __ptr_ring_consume(&x->ring)) == NULL)
-				goto out;
-			if (page != NULL)
-				break;
-			pp_cpu_relax();
-		}
-		batch[nb++] = page;
-		if (nb == PP_BULK) {
-			page_pool_put_page_bulk(batch, nb);
-			nb = 0;
-		}
-	}
-out:
-	if (nb > 0)
-		page_pool_put_page_bulk(batch, nb);
-	return got;
+	(void)ctx;
+	page_pool_put_page_bulk((struct page **)bufs, count);
 }
 
 static void *
 pp_cross_b_bulk(void *arg)
 {
 	struct peer_cross *x = arg;
-	uint64_t got = 0;
 
 	peer_cross_b_enter(x, true);
-	/* The warm-up, as peer_cross_consumer() does it. */
-	if (pp_cross_drain_bulk(x, x->n_warm) == x->n_warm) {
-		/* R6: pairs with acquire A6 in peer_cross_a_warm(). */
-		pp_store_release(&x->warm, 1);
-		got = pp_cross_drain_bulk(x, x->n);
-	}
-	pp_store_release(&x->freed, got);
+	peer_cross_consumer_batched(x, pp_put_remote_bulk);
 	return NULL;
 }
 
