@@ -40,9 +40,15 @@
  *         caches the page, and the owner allocates it again and writes it;
  *         if the remote's is the last, the page goes to its stash, which
  *         the destroy steals.
- * With -DREMOTE_BULK=1 the remote thread returns each page with
- * page_pool_put_page_bulk() of one instead: a non-owner's batch that
- * passes the owner's batch test (bulk_remote()) goes to its stash.
+ * With -DREMOTE_BULK=1 the remote thread returns its first page with a
+ * single put (which claims the stash slot) and the rest with one
+ * page_pool_put_page_bulk(): a non-owner's batch that passes the owner's
+ * batch test (bulk_remote()) goes to the slot with one publication of its
+ * entries (_pp_stash_put_remote_bulk()). REUSE then writes two entries
+ * at once while the owner's steal reads the first; FULL fills the stash
+ * with the bulk put; STEAL and BULK put their one page with a bulk put of
+ * one (BULK: bulk_remote()'s sole-reference test against the owner's
+ * drop).
  *
  * Checks: no access to the pool after it was freed, nor to a stash after
  * it was freed (GenMC's heap); every write to a page ordered before the
@@ -111,20 +117,42 @@ remote(void *arg)
 	int i;
 
 	(void)arg;
+#if REMOTE_BULK && REMOTE_PAGES > 1
+	/* The first page with a single put, which finds or claims the stash
+	 * slot, the rest with one bulk put, which then takes the slot's fast
+	 * path: one publication of their entries (no bulk put inside a loop:
+	 * that trips an assertion in GenMC's LLVM passes). */
+	write_page(remote_page[0], 'r');
+	page_pool_put_full_page(pool, remote_page[0], false);
+	if (MODE != MODE_FULL)
+		say_ready();
+	{
+		struct page *bulk[REMOTE_PAGES - 1];
+
+		for (i = 1; i < REMOTE_PAGES; i++) {
+			write_page(remote_page[i], 'r');
+			bulk[i - 1] = remote_page[i];
+		}
+		page_pool_put_page_bulk(bulk, REMOTE_PAGES - 1);
+	}
+#elif REMOTE_BULK
+	/* The one page (BULK: the fragment page) in a bulk put of one. */
+	{
+		struct page *bulk[1];
+
+		write_page(remote_page[0], 'r');
+		bulk[0] = remote_page[0];
+		page_pool_put_page_bulk(bulk, 1);
+		say_ready();
+	}
+#else
 	for (i = 0; i < REMOTE_PAGES; i++) {
 		write_page(remote_page[i], 'r');
-#if REMOTE_BULK
-		{
-			struct page *bulk[1] = { remote_page[i] };
-
-			page_pool_put_page_bulk(bulk, 1);
-		}
-#else
 		page_pool_put_full_page(pool, remote_page[i], false);
-#endif
 		if (i == 0 && MODE != MODE_FULL)
 			say_ready();
 	}
+#endif
 	remote_stash = stash_self;
 	if (MODE == MODE_FULL)
 		say_ready();

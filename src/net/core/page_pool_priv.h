@@ -232,6 +232,11 @@ bool _pp_stash_put(struct page_pool *pool, struct page *page);
  * stash produces @page into the ring (_pp_put_in_ring()). */
 void _pp_stash_put_remote(struct page_pool *pool, struct page *page);
 
+/* @n such pages of @pool, as @n _pp_stash_put_remote() calls would put
+ * them, each run that fits in the slot with one publication. */
+void _pp_stash_put_remote_bulk(struct page_pool *pool, struct page **pages,
+			       unsigned int n);
+
 /* Flush the calling thread's stash of @pool into the ring. The caller
  * keeps @pool alive otherwise (its allocation context, say). */
 void _pp_stash_flush_self(struct page_pool *pool);

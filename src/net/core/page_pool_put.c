@@ -358,8 +358,8 @@ bulk_direct(struct page **data, unsigned int count)
  * an owner, each held alone, with nothing to sync: what its single puts
  * would do page by page (put_ring_ok(), then _pp_stash_put_remote()),
  * without the general path's decision per page. The same read-only test
- * as the owner's batch (pp_bulk_recyclable()), then every page into this
- * thread's return stash. All or none: a batch with a page that fails, of
+ * as the owner's batch (pp_bulk_recyclable()), then the whole batch into
+ * this thread's return stash (_pp_stash_put_remote_bulk()). All or none: a batch with a page that fails, of
  * another pool included, goes to the general path whole. The pool stays
  * alive through the loop: the pages not yet stashed are in flight.
  */
@@ -368,7 +368,6 @@ bulk_remote(struct page **data, unsigned int count)
 {
 	struct page_pool *pool;
 	unsigned long owner;
-	unsigned int i;
 
 	if (PP_DEBUG || PP_TEST_HOOKS_ARMED() ||
 	    !__pp_bulk_pool(data, count, &pool))
@@ -379,8 +378,7 @@ bulk_remote(struct page **data, unsigned int count)
 	    pp_load_relaxed(&pool->dma_sync) ||
 	    !pp_bulk_recyclable(pool, data, count))
 		return 0;
-	for (i = 0; i < count; i++)
-		_pp_stash_put_remote(pool, data[i]);
+	_pp_stash_put_remote_bulk(pool, data, count);
 	return count;
 }
 

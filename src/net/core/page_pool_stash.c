@@ -448,6 +448,58 @@ _pp_stash_put_remote(struct page_pool *pool, struct page *page)
 	stash_put(pool, page, true);
 }
 
+/*
+ * The batch form of _pp_stash_put_remote(): while the cached slot is
+ * @pool's, as many pages as it has room for are written and published
+ * with one head store (A_T and R_H as in stash_put(), whose rules hold
+ * here: after the store those pages may be stolen, but the pool stays
+ * alive while pages[i..n) are still ours, and after the last store
+ * nothing touches it but the flush, as after a single put). Anything
+ * else (no slot cached for @pool, no room) is a single put of one page,
+ * which finds or claims the slot for the rest.
+ */
+void
+_pp_stash_put_remote_bulk(struct page_pool *pool, struct page **pages,
+			  unsigned int n)
+{
+	unsigned int i = 0;
+
+	while (i < n) {
+		struct pp_stash_slot *s = stash_last;
+		unsigned int head, tail, k, j;
+
+		/* The slot's key: our own, written by this thread only. */
+		if (PP_UNLIKELY(s == NULL || s->pool != pool)) {
+			stash_put(pool, pages[i++], true);
+			continue;
+		}
+		/* Plain: this thread is head's only writer. */
+		head = s->head;
+		/* A_T: pairs with release R_T in slot_take(), as in
+		 * stash_put(). Needed: relaxed, page_pool_stash_reuse_rbulk
+		 * (tests/genmc/page_pool_stash.c) finds the steal's read of an
+		 * entry racing with this batch's write of it. */
+		tail = pp_load_acquire(&s->tail);
+		k = s->cap - (head - tail);
+		if (PP_UNLIKELY(k - 1 >= s->cap)) {	/* no room (or none) */
+			stash_put(pool, pages[i++], true);
+			continue;
+		}
+		if (k > n - i)
+			k = n - i;
+		for (j = 0; j < k; j++)
+			s->pages[(head + j) & PP_STASH_MASK] = pages[i + j];
+		i += k;
+		/* R_H: pairs with acquire A_H in slot_take(), as in
+		 * stash_put(): publishes the k entries. Needed: relaxed,
+		 * page_pool_stash_reuse_rbulk finds the steal's read of an
+		 * entry racing with its write. */
+		pp_store_release(&s->head, head + k);
+		if (PP_UNLIKELY(head + k - tail >= s->cap))
+			stash_put_filled(s);
+	}
+}
+
 void
 _pp_stash_flush_self(struct page_pool *pool)
 {
