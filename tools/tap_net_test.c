@@ -876,13 +876,21 @@ main(int argc, char **argv)
 	       o.runs, o.frames, o.proto == PROTO_ARP ? "ARP" : "echo", o.min_size, o.max_size, o.inflight,
 	       o.freer ? "on a second thread" : "on the receiving thread",
 	       o.nocache ? ", non-temporal payload copy" : "");
-	/* Paths interleave within each run, so drift hits them alike. */
+	/*
+	 * Paths interleave within each run, so drift hits them alike, and
+	 * each run starts one path further on, so that each path follows
+	 * each other path equally often (the one after malloc finds the
+	 * allocator and the CPU's caches as malloc's run left them).
+	 */
 	for (unsigned int r = 0; r < o.runs && rc == 0; r++)
-		for (int p = 0; p < NR_PATHS && rc == 0; p++)
+		for (int k = 0; k < NR_PATHS && rc == 0; k++) {
+			int p = (int)((r + (unsigned int)k) % NR_PATHS);
+
 			if (o.paths[p] &&
 			    run_loop(&o, (enum path)p, fd, max_len,
 				     &res[p][r]) != 0)
 				rc = 1;
+		}
 	close(fd);
 	if (rc != 0)
 		return rc;
