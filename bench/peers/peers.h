@@ -254,6 +254,26 @@ peer_cross_stopped(struct peer_cross *x)
 }
 
 /*
+ * B: the next buffer off the ring, waiting for one; NULL once A stopped
+ * early and the ring is drained.
+ */
+static inline __attribute__((always_inline)) void *
+peer_cross_take(struct peer_cross *x)
+{
+	void *buf;
+
+	while ((buf = __ptr_ring_consume(&x->ring)) == NULL) {
+		if (peer_cross_stopped(x) &&
+		    (buf = __ptr_ring_consume(&x->ring)) == NULL)
+			return NULL;
+		if (buf != NULL)
+			break;
+		pp_cpu_relax();
+	}
+	return buf;
+}
+
+/*
  * B: take buffers off the ring and free them, until @n were freed or A
  * stopped early; returns how many.
  */
@@ -261,21 +281,13 @@ static inline __attribute__((always_inline)) uint64_t
 peer_cross_drain(struct peer_cross *x, uint64_t n,
 		 void (*put)(void *ctx, void *buf))
 {
-	struct ptr_ring *r = &x->ring;
-	void *ctx = x->ctx;
+	void *ctx = x->ctx, *buf;
 	uint64_t got;
 
 	for (got = 0; got < n; got++) {
-		void *buf;
-
-		while ((buf = __ptr_ring_consume(r)) == NULL) {
-			if (peer_cross_stopped(x) &&
-			    (buf = __ptr_ring_consume(r)) == NULL)
-				return got;
-			if (buf != NULL)
-				break;
-			pp_cpu_relax();
-		}
+		buf = peer_cross_take(x);
+		if (buf == NULL)
+			break;
 		put(ctx, buf);
 	}
 	return got;
@@ -309,29 +321,20 @@ peer_cross_drain_batched(struct peer_cross *x, uint64_t n,
 			 void (*put_bulk)(void *ctx, void **bufs,
 					  unsigned int count))
 {
-	struct ptr_ring *r = &x->ring;
-	void *ctx = x->ctx, *batch[PEER_CROSS_BATCH];
+	void *ctx = x->ctx, *batch[PEER_CROSS_BATCH], *buf;
 	unsigned int nb = 0;
 	uint64_t got;
 
 	for (got = 0; got < n; got++) {
-		void *buf;
-
-		while ((buf = __ptr_ring_consume(r)) == NULL) {
-			if (peer_cross_stopped(x) &&
-			    (buf = __ptr_ring_consume(r)) == NULL)
-				goto out;
-			if (buf != NULL)
-				break;
-			pp_cpu_relax();
-		}
+		buf = peer_cross_take(x);
+		if (buf == NULL)
+			break;
 		batch[nb++] = buf;
 		if (nb == PEER_CROSS_BATCH) {
 			put_bulk(ctx, batch, nb);
 			nb = 0;
 		}
 	}
-out:
 	if (nb > 0)
 		put_bulk(ctx, batch, nb);
 	return got;
