@@ -12,6 +12,7 @@
  * zone whole; a memfd source's file gives its pages back too.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,22 @@ rss_bytes(void)
 	CHECK_EQ(fscanf(f, "%lu %lu", &size, &res), 2);
 	fclose(f);
 	return res * (unsigned long)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * The RSS to judge. Debug builds keep a malloc'd record of every page out
+ * (the leak report), freed as each page comes back, and glibc keeps freed
+ * small blocks resident until the heap is trimmed: 5012 kB against a
+ * baseline of 1964 after 256 MiB of pages, with nothing of the library's
+ * still held. That is the C library's policy, so trim first there.
+ */
+static unsigned long
+settled_rss_bytes(void)
+{
+#if PP_DEBUG
+	malloc_trim(0);
+#endif
+	return rss_bytes();
 }
 
 static void
@@ -107,7 +124,7 @@ baseline(void)
 {
 	pool_cycle(PP_REGION_SIZE);
 	pp_mem_purge(NULL);
-	return rss_bytes();
+	return settled_rss_bytes();
 }
 
 static void
@@ -119,7 +136,7 @@ test_decay_zero(struct pp_mem_source *def)
 	base = baseline();
 	peak = pool_cycle(test_size());
 	CHECK(peak >= base + test_size() / 2);
-	check_near(rss_bytes(), base, "decay 0, after destroy and drain");
+	check_near(settled_rss_bytes(), base, "decay 0, after destroy and drain");
 }
 
 static void
@@ -139,7 +156,7 @@ test_decay_short(struct pp_mem_source *def)
 	p = alloc_pages(GFP_KERNEL, 0);
 	CHECK(p != NULL);
 	__free_pages(p, 0);
-	check_near(rss_bytes(), base, "decay 50 ms, 150 ms later");
+	check_near(settled_rss_bytes(), base, "decay 50 ms, 150 ms later");
 	pp_thread_cache_drain();
 	CHECK(pp_mem_purge(NULL) > 0);
 }
@@ -158,7 +175,7 @@ test_decay_never(struct pp_mem_source *def)
 	CHECK(rss_bytes() >= base + test_size() / 2);
 	got = pp_mem_purge(def);
 	CHECK(got >= (long)test_size());
-	check_near(rss_bytes(), base, "decay -1, after pp_mem_purge()");
+	check_near(settled_rss_bytes(), base, "decay -1, after pp_mem_purge()");
 }
 
 /* Memory mapped again after a purge: usable, and zero where promised. */
