@@ -359,9 +359,10 @@ bulk_direct(struct page **data, unsigned int count)
  * would do page by page (put_ring_ok(), then _pp_stash_put_remote()),
  * without the general path's decision per page. The same read-only test
  * as the owner's batch (pp_bulk_recyclable()), then the whole batch into
- * this thread's return stash (_pp_stash_put_remote_bulk()). All or none: a batch with a page that fails, of
- * another pool included, goes to the general path whole. The pool stays
- * alive through the loop: the pages not yet stashed are in flight.
+ * this thread's return stash (_pp_stash_put_remote_bulk(), which keeps
+ * the pool alive as it goes: the pages not yet stashed are in flight).
+ * All or none: a batch with a page that fails, of another pool included,
+ * goes to the general path whole.
  */
 static unsigned int
 bulk_remote(struct page **data, unsigned int count)
