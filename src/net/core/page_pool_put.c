@@ -102,7 +102,8 @@ stash_ok(const struct page_pool *pool, bool allow_direct)
  * The ring put with its delay points, out of line: a call between the
  * produce and the return would make the fast path keep the page and the
  * pool in saved registers, and cost it a tenth (tests/perf/budget.txt).
- * This way the test builds' fast path pays one test.
+ * This way the test builds' ring path pays one test, and their stash
+ * and alloc-cache paths, which have no delay point, none.
  */
 static void __attribute__((noinline, cold))
 put_in_ring_delayed(struct page_pool *pool, struct page *page)
@@ -115,6 +116,12 @@ put_in_ring_delayed(struct page_pool *pool, struct page *page)
 void
 _pp_put_in_ring(struct page_pool *pool, struct page *page)
 {
+#if PP_TEST_HOOKS
+	if (PP_TEST_HOOKS_ARMED()) {
+		put_in_ring_delayed(pool, page);
+		return;
+	}
+#endif
 	if (recycle_in_ring(pool, page, false))
 		return;
 	/* Ring full: the page is still ours, and so is the pool. */
@@ -128,14 +135,16 @@ _pp_put_in_ring(struct page_pool *pool, struct page *page)
  * sends it to the caller's return stash if the pool has an owner (it is
  * not the caller: the put is not direct) and into the ring otherwise.
  * Taken first, with one tail call, so that these common cases pay no
- * frame here (the test builds' delay points, when armed, and debug
- * builds take the general path).
+ * frame here (debug builds take the general path). The test builds'
+ * armed delay points need no test here: the only ring produce on this
+ * path, _pp_put_in_ring() (an ownerless pool's, or a stashless
+ * thread's), tests for them.
  */
 static PP_ALWAYS_INLINE bool
 put_ring_ok(const struct page *page)
 {
 	return !PP_DEBUG && page_ref_count(page) == 1 &&
-	       !page_is_pfmemalloc(page) && !PP_TEST_HOOKS_ARMED();
+	       !page_is_pfmemalloc(page);
 }
 
 /* Everything but the common remote case: out of line, so that its frame
