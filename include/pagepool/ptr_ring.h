@@ -282,10 +282,11 @@ __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 	 * the end of the array, so the wrap is tested once per run. */
 	while (i < n && size > 0) {
 		/* The run's slots and entries through their own pointers, one
-		 * index for both: gcc keeps one counter per loop this way
-		 * (three before, and two copies of it for the exits). */
+		 * index for both, a long so that it indexes with no sign
+		 * extension: gcc keeps one counter per loop this way (three
+		 * before, and two copies of it for the exits). */
 		void **slot = &queue[producer], **src = &array[i];
-		int len = size - producer, run, k;
+		long len = size - producer, run, k;
 
 		if (len > n - i)
 			len = n - i;
@@ -304,8 +305,8 @@ __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 			 * tests/genmc/ptr_ring_batched.c finds the payload
 			 * race. */
 			pp_store_release(&slot[k], src[k]);
-		producer += run;
-		i += run;
+		producer += (int)run;
+		i += (int)run;
 		if (run < len)
 			break;
 		if (producer >= size)
@@ -603,7 +604,7 @@ __ptr_ring_consume_batched_variant(struct ptr_ring *r, void **array, int n,
 		/* Slots and entries through their own pointers, one index
 		 * for both (as in __ptr_ring_produce_batched()). */
 		void **slot = &queue[head], **dst = &array[got];
-		int len = size - head, k;
+		long len = size - head, k;
 
 		if (len > n - got)
 			len = n - got;
@@ -620,8 +621,8 @@ __ptr_ring_consume_batched_variant(struct ptr_ring *r, void **array, int n,
 		}
 		if (k == 0)
 			break;
-		head += k;
-		got += k;
+		head += (int)k;
+		got += (int)k;
 		__ptr_ring_advance_variant(r, head, order);
 		if (head < size)
 			break;
