@@ -681,14 +681,14 @@ pp_bulk_recyclable(const struct page_pool *pool, struct page *const *data,
  * @pool's alloc cache? It must be @pool's owner, the pool must sync
  * nothing for the device, and the cache must have room for all @n. On
  * true, *@c holds the cache's count for __pp_cache_bulk_add(); on false
- * it means nothing. With @n 0 it asks only whether the caller is the
- * owner of a pool that syncs nothing (the exported bulk put, which tests
- * the room itself). Tests no page: the caller's test of its pages (if
+ * it means nothing. Tests no page: the caller's test of its pages (if
  * any) runs between this half and the copy. The batch test of the
- * owner's bulk returns, inline and exported. The branch hints are on the
- * tests inside, where a hint on the caller's use of the result does not
- * reach (owner-page_pool01-bulk32-trusted: 3.31 instructions a page
- * without them, 3.25 with).
+ * owner's inline bulk returns and of page_pool_recycle_direct_bulk();
+ * the exported page_pool_put_page_bulk() makes the same tests with the
+ * owner read once for its owner's and non-owner's paths. The branch
+ * hints are on the tests inside, where a hint on the caller's use of the
+ * result does not reach (owner-page_pool01-bulk32-trusted: 3.31
+ * instructions a page without them, 3.25 with).
  * Context: any thread; only the owner passes.
  */
 static PP_ALWAYS_INLINE bool

@@ -281,15 +281,19 @@ __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 	 * and stored once (only the producer reads it), in runs that stop at
 	 * the end of the array, so the wrap is tested once per run. */
 	while (i < n && size > 0) {
-		int stop = producer + (n - i), run, k;
+		/* The run's slots and entries through their own pointers, one
+		 * index for both, a long so that it indexes with no sign
+		 * extension: gcc keeps one counter per loop this way (three
+		 * before, and two copies of it for the exits). */
+		void **slot = &queue[producer], **src = &array[i];
+		long len = size - producer, run, k;
 
-		if (stop > size)
-			stop = size;
+		if (len > n - i)
+			len = n - i;
 		/* The run of free slots (and non-NULL entries) first ... */
-		for (run = 0; producer + run < stop; run++)
-			if (PP_UNLIKELY(array[i + run] == NULL ||
-					pp_load_relaxed(&queue[producer +
-							       run]) != NULL))
+		for (run = 0; run < len; run++)
+			if (PP_UNLIKELY(src[run] == NULL ||
+					pp_load_relaxed(&slot[run]) != NULL))
 				break;
 		/* ... then filled from its end back to its start, so that a
 		 * consumer polling the first slot finds the whole run at once
@@ -300,10 +304,10 @@ __ptr_ring_produce_batched(struct ptr_ring *r, void **array, int n)
 			 * __ptr_ring_produce(). Needed: relaxed,
 			 * tests/genmc/ptr_ring_batched.c finds the payload
 			 * race. */
-			pp_store_release(&queue[producer + k], array[i + k]);
-		producer += run;
-		i += run;
-		if (producer < stop)
+			pp_store_release(&slot[k], src[k]);
+		producer += (int)run;
+		i += (int)run;
+		if (run < len)
 			break;
 		if (producer >= size)
 			producer = 0;
@@ -597,24 +601,28 @@ __ptr_ring_consume_batched_variant(struct ptr_ring *r, void **array, int n,
 	 * from slot 0.
 	 */
 	while (got < n) {
-		int start = head, stop = head + (n - got);
+		/* Slots and entries through their own pointers, one index
+		 * for both (as in __ptr_ring_produce_batched()). */
+		void **slot = &queue[head], **dst = &array[got];
+		long len = size - head, k;
 
-		if (stop > size)
-			stop = size;
-		while (head < stop) {
+		if (len > n - got)
+			len = n - got;
+		for (k = 0; k < len; k++) {
 			/* A1: pairs with release R1 in __ptr_ring_produce()
 			 * and __ptr_ring_produce_batched(), as in
 			 * __ptr_ring_peek(); tests/genmc/ptr_ring_batched.c
 			 * finds the payload race without it. */
-			void *ptr = pp_load_acquire(&queue[head]);
+			void *ptr = pp_load_acquire(&slot[k]);
 
 			if (ptr == NULL)
 				break;
-			array[got++] = ptr;
-			head++;
+			dst[k] = ptr;
 		}
-		if (head == start)
+		if (k == 0)
 			break;
+		head += (int)k;
+		got += (int)k;
 		__ptr_ring_advance_variant(r, head, order);
 		if (head < size)
 			break;

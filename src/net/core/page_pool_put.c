@@ -102,7 +102,8 @@ stash_ok(const struct page_pool *pool, bool allow_direct)
  * The ring put with its delay points, out of line: a call between the
  * produce and the return would make the fast path keep the page and the
  * pool in saved registers, and cost it a tenth (tests/perf/budget.txt).
- * This way the test builds' fast path pays one test.
+ * This way the test builds' ring path pays one test, and their stash
+ * and alloc-cache paths, which have no delay point, none.
  */
 static void __attribute__((noinline, cold))
 put_in_ring_delayed(struct page_pool *pool, struct page *page)
@@ -115,6 +116,12 @@ put_in_ring_delayed(struct page_pool *pool, struct page *page)
 void
 _pp_put_in_ring(struct page_pool *pool, struct page *page)
 {
+#if PP_TEST_HOOKS
+	if (PP_TEST_HOOKS_ARMED()) {
+		put_in_ring_delayed(pool, page);
+		return;
+	}
+#endif
 	if (recycle_in_ring(pool, page, false))
 		return;
 	/* Ring full: the page is still ours, and so is the pool. */
@@ -128,14 +135,16 @@ _pp_put_in_ring(struct page_pool *pool, struct page *page)
  * sends it to the caller's return stash if the pool has an owner (it is
  * not the caller: the put is not direct) and into the ring otherwise.
  * Taken first, with one tail call, so that these common cases pay no
- * frame here (the test builds' delay points, when armed, and debug
- * builds take the general path).
+ * frame here (debug builds take the general path). The test builds'
+ * armed delay points need no test here: the only ring produce on this
+ * path, _pp_put_in_ring() (an ownerless pool's, or a stashless
+ * thread's), tests for them.
  */
 static PP_ALWAYS_INLINE bool
 put_ring_ok(const struct page *page)
 {
 	return !PP_DEBUG && page_ref_count(page) == 1 &&
-	       !page_is_pfmemalloc(page) && !PP_TEST_HOOKS_ARMED();
+	       !page_is_pfmemalloc(page);
 }
 
 /* Everything but the common remote case: out of line, so that its frame
@@ -321,7 +330,7 @@ bulk_direct_run(struct page_pool *pool, uint32_t c, struct page **data,
  * a whole batch that passes, is one pass that only reads (each page's
  * tests accumulated into two words, no branch per page but the NULL
  * test), then one copy into the cache and one statistics store: see
- * pp_bulk_recyclable() in page_pool.h; the batch tests and the copy are
+ * pp_bulk_recyclable() in page_pool.h; the page tests and the copy are
  * the header's inlines, as in its inline fast path. Both passes test a
  * page with __pp_recycle_bad(), the bulk paths' one A3. When some page
  * fails, nothing has been written yet, and the batch goes page by page
@@ -329,22 +338,22 @@ bulk_direct_run(struct page_pool *pool, uint32_t c, struct page **data,
  * the first that does not and the rest to the general path, which
  * decides each page on its own (so one bad page costs the batch its fast
  * path, never a page).
- * Returns how many pages it took. Debug builds always take the general
- * path, which checks every page.
+ * Returns how many pages it took.
+ * Context: @pool's owner (page_pool_put_page_bulk() read data[0]'s pool
+ * and compared its owner).
  */
 static unsigned int
-bulk_direct(struct page **data, unsigned int count)
+bulk_direct(struct page_pool *pool, struct page **data, unsigned int count)
 {
-	struct page_pool *pool;
 	unsigned int room;
 	uint32_t c;
 
-	/* With no pages, __pp_cache_bulk_fits() tests only the owner and
-	 * the sync, and the room is tested here: each is read once, for the
-	 * whole batch and for the run alike. */
-	if (PP_DEBUG || !__pp_bulk_pool(data, count, &pool) ||
-	    !__pp_cache_bulk_fits(pool, 0, &c))
+	/* What __pp_cache_bulk_fits() tests after the owner: the sync,
+	 * then the room, read once for the whole batch and for the run
+	 * alike. Relaxed, pairs with nothing: as in that function. */
+	if (pp_load_relaxed(&pool->dma_sync))
 		return 0;
+	c = pool->alloc.count;
 	room = PP_ALLOC_CACHE_SIZE - c;
 	if (PP_LIKELY(count <= room && pp_bulk_recyclable(pool, data, count))) {
 		__pp_cache_bulk_add(pool, c, data, count);
@@ -363,20 +372,14 @@ bulk_direct(struct page **data, unsigned int count)
  * the pool alive as it goes: the pages not yet stashed are in flight).
  * All or none: a batch with a page that fails, of another pool included,
  * goes to the general path whole.
+ * Context: a thread that is not @pool's owner, and @pool has one
+ * (page_pool_put_page_bulk() compared it).
  */
 static unsigned int
-bulk_remote(struct page **data, unsigned int count)
+bulk_remote(struct page_pool *pool, struct page **data, unsigned int count)
 {
-	struct page_pool *pool;
-	unsigned long owner;
-
-	if (PP_DEBUG || PP_TEST_HOOKS_ARMED() ||
-	    !__pp_bulk_pool(data, count, &pool))
-		return 0;
-	/* Relaxed, pairs with nothing: as in stash_ok() and put_decide(). */
-	owner = pp_load_relaxed(&pool->owner);
-	if (owner == 0 || owner == pp_thread_self() ||
-	    pp_load_relaxed(&pool->dma_sync) ||
+	/* Relaxed, pairs with nothing: as in put_decide(). */
+	if (PP_TEST_HOOKS_ARMED() || pp_load_relaxed(&pool->dma_sync) ||
 	    !pp_bulk_recyclable(pool, data, count))
 		return 0;
 	_pp_stash_put_remote_bulk(pool, data, count);
@@ -455,13 +458,29 @@ put_page_bulk_general(struct page **data, unsigned int count)
 void
 (page_pool_put_page_bulk)(struct page **data, unsigned int count)
 {
-	unsigned int n;
+	struct page_pool *pool;
+	unsigned long owner;
+	unsigned int n = 0;
 
 	if (data == NULL)
 		return;
-	n = bulk_direct(data, count);
-	if (n == 0)
-		n = bulk_remote(data, count);
+	/*
+	 * The first page's pool and that pool's owner, read once for both
+	 * fast paths: they pick the owner's batch or a non-owner's, and
+	 * each tests every page it takes (pp_bulk_recyclable() or the
+	 * run's __pp_recycle_bad()). Debug builds take the general path,
+	 * which checks every page on its own.
+	 */
+	if (!PP_DEBUG && __pp_bulk_pool(data, count, &pool)) {
+		/* Relaxed: only the owner itself matches, and an ownerless
+		 * pool has no stash; pairs with nothing (as in
+		 * __pp_cache_bulk_fits() and stash_ok()). */
+		owner = pp_load_relaxed(&pool->owner);
+		if (owner == pp_thread_self())
+			n = bulk_direct(pool, data, count);
+		else if (owner != 0)
+			n = bulk_remote(pool, data, count);
+	}
 	if (n < count)
 		put_page_bulk_general(data + n, count - n);
 }

@@ -404,7 +404,8 @@ static PP_ALWAYS_INLINE bool
 stash_put(struct page_pool *pool, struct page *page, bool ring)
 {
 	struct pp_stash_slot *s = stash_last;
-	unsigned int head, tail;
+	unsigned int head, tail, used;
+	bool filled;
 
 	/* The slot's key: our own, written by this thread only. */
 	if (PP_UNLIKELY(s == NULL || s->pool != pool))
@@ -418,8 +419,16 @@ stash_put(struct page_pool *pool, struct page *page, bool ring)
 	 * relaxed, page_pool_stash_reuse (tests/genmc/page_pool_stash.c)
 	 * finds a steal's read of the entry racing with this write. */
 	tail = pp_load_acquire(&s->tail);
-	if (PP_UNLIKELY(head - tail >= s->cap))
-		return stash_put_full(s, pool, page);
+	/* The pages with this one: one compare sends both rare cases, a
+	 * slot full before the put and one this put fills, out of the
+	 * common path, which then tests nothing after the publication. */
+	used = head + 1 - tail;
+	filled = false;
+	if (PP_UNLIKELY(used >= s->cap)) {
+		if (used != s->cap)
+			return stash_put_full(s, pool, page);
+		filled = true;
+	}
 	s->pages[head & PP_STASH_MASK] = page;
 	/* R_H: pairs with acquire A_H in slot_take(): publishes the entry.
 	 * After it the page may be stolen, and the pool freed: nothing
@@ -427,11 +436,11 @@ stash_put(struct page_pool *pool, struct page *page, bool ring)
 	 * (tests/genmc/page_pool_stash.c) finds a race on the entry a
 	 * steal reads. */
 	pp_store_release(&s->head, head + 1);
-	/* Full now? With the tail read above: a steal since then only
-	 * moved it on (fewer pages), and the flush takes whatever the slot
-	 * holds under the stash lock, so a stale tail at worst flushes a
-	 * slot a steal emptied. */
-	if (PP_UNLIKELY(head + 1 - tail >= s->cap))
+	/* Full now? Judged with the tail read above: a steal since then
+	 * only moved it on (fewer pages), and the flush takes whatever the
+	 * slot holds under the stash lock, so a stale tail at worst
+	 * flushes a slot a steal emptied. */
+	if (PP_UNLIKELY(filled))
 		return stash_put_filled(s);
 	return true;
 }
