@@ -116,16 +116,35 @@ csum_fold(uint32_t sum)
 	return (uint16_t)~sum;
 }
 
+/*
+ * Add the Internet checksum of @len bytes at @p (16-bit words in network
+ * order from @p, an odd last byte padded with zero) to @sum, as a guest's
+ * stack would: 32 bits at a time into a 64-bit sum, folded once (RFC 1071:
+ * the sum comes out the same in either byte order, so host-order words
+ * are summed and the folded result swapped). Byte by byte, it was 40% of
+ * the tool's own instructions in a frame, all of it the same on every
+ * path, which only diluted what the paths differ in.
+ */
 static uint32_t
 csum_add(uint32_t sum, const unsigned char *p, size_t len)
 {
+	unsigned char tail[4] = { 0 };
+	uint64_t acc = 0;
+	uint32_t w;
 	size_t i;
 
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
+	for (i = 0; i + 4 <= len; i += 4) {
+		memcpy(&w, p + i, 4);
+		acc += w;
+	}
+	memcpy(tail, p + i, len - i);
+	memcpy(&w, tail, 4);
+	acc += w;
+	acc = (acc & 0xffffffff) + (acc >> 32);
+	acc = (acc & 0xffffffff) + (acc >> 32);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	return sum + ntohs((uint16_t)acc);
 }
 
 static const unsigned char *
