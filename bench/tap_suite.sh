@@ -9,7 +9,10 @@
 # elapsed time per run (mean +- spread, the standard error as perf stat
 # prints it), task-clock, context switches and frames per second, and each
 # path's task-clock and elapsed time over the page_frag path's (the seed:
-# 0.992 and 0.994). Three workloads: ICMP echo of 60-1514 bytes, ARP of
+# 0.992 and 0.994), the means' ratios and, run by run, the median of each
+# run's task-clock ratio with how many runs were at or below 1 (paired
+# within a run, so it is not moved by one slowed run as the means are).
+# Three workloads: ICMP echo of 60-1514 bytes, ARP of
 # 60-1514 bytes (both on one core, pinned), and ICMP echo of 60-9000
 # bytes with the replies freed on a second thread.
 #
@@ -40,35 +43,38 @@ pin=()
 if command -v taskset >/dev/null; then pin=(taskset -c "$cpu"); fi
 
 # One tap_net_test run as table rows: path, task-clock ms (+-%), context
-# switches, frames/s (+-%), elapsed s (+- s), and the ratios to page_frag.
+# switches, frames/s (+-%), elapsed s (+- s), the ratios of the means to
+# page_frag's, and the run-by-run task-clock ratio's median.
 table() {
 	awk '
 	/stats for/ { split($0, q, "'\''"); p = q[2]; order[++n] = p }
-	/task-clock/ { tc[p] = $1; tcs[p] = $(NF - 1) }
+	/msec task-clock/ { tc[p] = $1; tcs[p] = $(NF - 1) }
 	/context-switches/ { cs[p] = $1 }
 	/frames\/sec/ { fps[p] = $1; fpss[p] = $(NF - 1) }
 	/time elapsed/ { el[p] = $1; els[p] = $3 }
 	/buffers in use/ { inuse[p] = $1 }
+	/task-clock over page_frag/ {
+		match($0, /[0-9]+ of [0-9]+/)
+		paired[p] = $1 " (" substr($0, RSTART, RLENGTH) " <= 1)"
+	}
 	END {
-		printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
-			"path", "task-clock (ms)", "ctx sw", "frames/s",
-			"elapsed (s)", "vs page_frag", "in use"
-		printf "|---|---|---|---|---|---|---|\n"
-		printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
-			"kernel: page_frag (before)", "603027.29 +- 0.04%",
-			"2097713", "n/a", "343.376 +- 0.147", "1 / 1", "n/a"
-		printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
-			"kernel: page_frag_cache", "598081.02 +- 0.11%",
-			"2097738", "n/a", "341.466 +- 0.305", "0.992 / 0.994", "n/a"
+		f = "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %-22s | %s |\n"
+		printf f, "path", "task-clock (ms)", "ctx sw", "frames/s",
+			"elapsed (s)", "vs page_frag", "run by run", "in use"
+		printf "|---|---|---|---|---|---|---|---|\n"
+		printf f, "kernel: page_frag (before)", "603027.29 +- 0.04%",
+			"2097713", "n/a", "343.376 +- 0.147", "1 / 1", "n/a", "n/a"
+		printf f, "kernel: page_frag_cache", "598081.02 +- 0.11%",
+			"2097738", "n/a", "341.466 +- 0.305", "0.992 / 0.994",
+			"n/a", "n/a"
 		for (i = 1; i <= n; i++) {
 			p = order[i]
 			r = "n/a"
 			if (tc["page_frag"] > 0 && el["page_frag"] > 0)
 				r = sprintf("%.3f / %.3f", tc[p] / tc["page_frag"], el[p] / el["page_frag"])
-			printf "| %-28s | %-18s | %-9s | %-18s | %-20s | %-13s | %s |\n",
-				"ours: " p, tc[p] " +- " tcs[p], cs[p],
+			printf f, "ours: " p, tc[p] " +- " tcs[p], cs[p],
 				fps[p] " +- " fpss[p], el[p] " +- " els[p], r,
-				inuse[p]
+				(p in paired ? paired[p] : "1"), inuse[p]
 		}
 	}'
 }

@@ -332,7 +332,7 @@ test_debug_double_free(void)
  * over them and frees them. The cache's thread learns that only through
  * the block's count: it probes until the probe rewinds, then writes over
  * the whole stride. Each freer write must happen before that (A3 in
- * frag_cache_try_rewind() against R2 in page_frag_free()).
+ * __page_frag_try_rewind() against R2 in page_frag_free()).
  */
 static char *xt_frag[4];
 static int xt_round;		/* R0/A0: the round whose fragments are out */

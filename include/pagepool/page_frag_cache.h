@@ -147,10 +147,13 @@ struct page_frag_cache {
  */
 enum {
 #ifdef PFC_REWIND_STRIDE
-	__PAGE_FRAG_CACHE_STRIDE = PFC_REWIND_STRIDE
+	__PAGE_FRAG_CACHE_STRIDE = PFC_REWIND_STRIDE,
 #else
-	__PAGE_FRAG_CACHE_STRIDE = PAGE_SIZE < 4096 ? PAGE_SIZE : 4096
+	__PAGE_FRAG_CACHE_STRIDE = PAGE_SIZE < 4096 ? PAGE_SIZE : 4096,
 #endif
+	/* The references a cache holds of a block it has just opened or
+	 * rewound: alloc_pages()'s and one for each byte it could cut. */
+	__PAGE_FRAG_CACHE_BIAS_FULL = PAGE_FRAG_CACHE_MAX_SIZE + 1
 };
 
 /**
@@ -301,6 +304,106 @@ __page_frag_fill(const struct page_frag_cache *nc, unsigned long off,
 }
 
 /**
+ * __page_frag_try_rewind() - the look at the cached block's count that a
+ * request past @nc's limit is due: if no fragment of the block is out,
+ * start the block again from offset 0 (the rewind, see the DOC above) and
+ * return true. Never at offset 0 (nothing cut since the block was
+ * opened or rewound) nor for a block from the reserves (they go back when
+ * full, as the kernel's). The fast paths' inline look (__page_frag_look())
+ * and the library's slow paths share it.
+ * Context: the cache's owner, with a block cached.
+ */
+static PP_ALWAYS_INLINE bool
+__page_frag_try_rewind(struct page_frag_cache *nc)
+{
+	struct page *page = nc->page;
+
+	if (nc->offset == 0 ||
+	    PP_UNLIKELY((nc->encoded_page & PAGE_FRAG_CACHE_PFMEMALLOC_BIT) !=
+			0))
+		return false;
+	/*
+	 * A3: acquire, pairs with the release half of R2 in the
+	 * page_frag_free() or put_page() that dropped each fragment's
+	 * reference (a release sequence: every later drop, and our own
+	 * relaxed add below, are read-modify-writes). Seeing the count at our
+	 * bias means every fragment came back, and what their holders did
+	 * with the bytes happens before we hand the bytes out again. No one
+	 * can raise the count meanwhile: that takes a reference, and we hold
+	 * them all. Needed: relaxed, the page_frag_rewind GenMC harness
+	 * (tests/genmc/page_frag.c) and TSan on tests/page_frag_rewind.c
+	 * find a race.
+	 */
+	if (pp_load_acquire(&page->_refcount) != (int)nc->pagecnt_bias)
+		return false;
+	/*
+	 * Back to a full bias, so the next pass cannot run out of it (up to
+	 * one reference a byte): an add, as when a block is opened; relaxed,
+	 * we hold references (page_ref_add()). offset != 0 means a fragment
+	 * was cut since the bias was last full, so the add is at least 1.
+	 */
+	page_ref_add(page, (int)(__PAGE_FRAG_CACHE_BIAS_FULL -
+				 nc->pagecnt_bias));
+	nc->pagecnt_bias = __PAGE_FRAG_CACHE_BIAS_FULL;
+	nc->offset = 0;
+	nc->limit = 0;
+	return true;
+}
+
+/**
+ * __page_frag_set_limit() - after a look at the count (or a block opened),
+ * for a request from @start to @end: where may the fast paths serve up
+ * to? With a fragment out (the offset not 0 after the look), the end of
+ * the stride @start lies in: a request crossing it, again or after this
+ * one was committed, looks again, as one that was not committed (a probe
+ * repeated until the fragments come back) must; one longer than the
+ * stride, once it starts past it. With none (a block just opened,
+ * rewound or renewed), the end of the stride @end lies in: nothing is
+ * out to wait for. At most the block's end, a stride boundary, as @end
+ * lies in the block.
+ * Context: the cache's owner.
+ */
+static PP_ALWAYS_INLINE void
+__page_frag_set_limit(struct page_frag_cache *nc, unsigned long start,
+		      unsigned long end)
+{
+	unsigned long at = nc->offset != 0 ? start + 1 : end;
+
+	nc->limit = (uint32_t)((at + __PAGE_FRAG_CACHE_STRIDE - 1) &
+			       ~((unsigned long)__PAGE_FRAG_CACHE_STRIDE - 1));
+}
+
+/**
+ * __page_frag_look() - the inline fast paths' answer to a request of
+ * @fragsz bytes past the limit, at an offset aligned by the mask ~@low:
+ * the look at the count (__page_frag_try_rewind()), then, if the request
+ * fits in the block at the offset it leaves, the limit moved past it and
+ * the offset in *@offp. Once per stride of offset, so worth no call: a
+ * request/response loop crosses a stride every few frames. False (a
+ * rewind may be done) with no block cached or no room: the library's.
+ * Context: the cache's owner.
+ */
+static PP_ALWAYS_INLINE bool
+__page_frag_look(struct page_frag_cache *nc, unsigned int fragsz,
+		 unsigned long low, unsigned long *offp)
+{
+	unsigned long size, off;
+
+	if (PP_UNLIKELY(nc->page == NULL))
+		return false;
+	size = PAGE_SIZE << (nc->encoded_page & PAGE_FRAG_CACHE_ORDER_MASK);
+	if (PP_UNLIKELY(fragsz > size))
+		return false;
+	__page_frag_try_rewind(nc);
+	off = (nc->offset + low) & ~low;
+	if (PP_UNLIKELY(off + fragsz > size))
+		return false;
+	__page_frag_set_limit(nc, off, off + fragsz);
+	*offp = off;
+	return true;
+}
+
+/**
  * __page_frag_alloc_refill_prepare_align() - make at least @fragsz bytes
  * available at an offset aligned by @align_mask, opening a block if needed,
  * and describe all the space available there in @pfrag. Nothing is
@@ -322,10 +425,11 @@ __page_frag_alloc_refill_prepare_align(struct page_frag_cache *nc,
  * __page_frag_alloc_refill_prepare_align() (and so of the prepare
  * wrappers below) reach through the macro after it, as the kernel's
  * prepare/probe/commit calls are inline: room below the cache's @limit
- * is described without a call. Anything else (no block, the limit
- * passed, bad input) is the exported function's, which the name in
- * parentheses still calls. The argument checks are compares that fold
- * away for constant arguments.
+ * is described without a call, and so is a request past it that the
+ * look at the count (__page_frag_look(), the rewind included) finds
+ * room for. Anything else (no block, no room, bad input) is the exported
+ * function's, which the name in parentheses still calls. The argument
+ * checks are compares that fold away for constant arguments.
  */
 static PP_ALWAYS_INLINE void *
 __page_frag_alloc_refill_prepare_align_inline(struct page_frag_cache *nc,
@@ -340,9 +444,9 @@ __page_frag_alloc_refill_prepare_align_inline(struct page_frag_cache *nc,
 		      fragsz - 1 < (unsigned long)PAGE_FRAG_CACHE_MAX_SIZE &&
 		      (low & (low + 1)) == 0 && low < PAGE_SIZE)) {
 		off = (nc->offset + low) & ~low;
-		if (PP_LIKELY(__page_frag_room_fast(nc, off, off + fragsz))) {
+		if (PP_LIKELY(__page_frag_room_fast(nc, off, off + fragsz)) ||
+		    __page_frag_look(nc, fragsz, low, &off))
 			return __page_frag_fill(nc, off, pfrag);
-		}
 	}
 	return (__page_frag_alloc_refill_prepare_align)(nc, fragsz, pfrag, gfp,
 							align_mask);
@@ -397,8 +501,8 @@ PP_API void *page_frag_alloc_refill_probe(struct page_frag_cache *nc,
 #if !(defined(PP_DEBUG) && PP_DEBUG) && !defined(PAGEPOOL_BUILDING_LIB)
 /*
  * The inline fast path (through the macro below, as for prepare): room
- * below @limit is described without a call; the rest, rewind
- * included, is the exported function's.
+ * below @limit, or past it after the look at the count, is described
+ * without a call; no block or no room is the exported function's.
  */
 static PP_ALWAYS_INLINE void *
 __page_frag_alloc_refill_probe_inline(struct page_frag_cache *nc,
@@ -409,9 +513,9 @@ __page_frag_alloc_refill_probe_inline(struct page_frag_cache *nc,
 
 	if (PP_LIKELY(nc != NULL && pfrag != NULL && fragsz != 0)) {
 		off = nc->offset;
-		if (PP_LIKELY(__page_frag_room_fast(nc, off, off + fragsz))) {
+		if (PP_LIKELY(__page_frag_room_fast(nc, off, off + fragsz)) ||
+		    __page_frag_look(nc, fragsz, 0, &off))
 			return __page_frag_fill(nc, off, pfrag);
-		}
 	}
 	return (page_frag_alloc_refill_probe)(nc, fragsz, pfrag);
 }

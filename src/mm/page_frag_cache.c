@@ -34,7 +34,8 @@
  * last looked; one longer than the stride, once it starts past it), the
  * cache looks at its block's count: equal to the bias
  * means no fragment is out, nobody else can reach the block, and the
- * cache starts it again from offset 0 (frag_cache_try_rewind()). One load
+ * cache starts it again from offset 0 (__page_frag_try_rewind(), inline in
+ * the header, so the fast paths look without a call). One load
  * per stride, and the working set stays one stride plus a fragment. The
  * limit, not the stride of the last byte handed out, is what the test
  * compares with: a commit may take more than was reserved (a copy fills
@@ -61,7 +62,7 @@
 
 #include "lib/fork_priv.h"
 
-#define PFC_BIAS_FULL	((uint32_t)PAGE_FRAG_CACHE_MAX_SIZE + 1)
+#define PFC_BIAS_FULL	((uint32_t)__PAGE_FRAG_CACHE_BIAS_FULL)
 
 /*
  * How many bytes of offset the cache moves between two looks at its
@@ -471,62 +472,16 @@ frag_crosses(const struct page_frag_cache *nc, unsigned long off,
 }
 
 /*
- * The slow path looked at the block's count (or opened the block) and
- * serves a request from @start to @end: where may the fast paths serve
- * up to? With a fragment out (the offset not 0 after the look), the end
- * of the stride @start lies in: a request crossing it, again or after this
- * one was committed, looks again, as one that was not committed (a probe
- * repeated until the fragments come back) must; one longer than the
- * stride, once it starts past it. With none (a block just opened, rewound
- * or renewed), the end of the stride @end lies in: nothing is out to wait
- * for. At most the block's end, a stride boundary.
- */
-static inline void
-frag_set_limit(struct page_frag_cache *nc, unsigned long start,
-	       unsigned long end)
-{
-	unsigned long at = nc->offset != 0 ? start + 1 : end;
-
-	nc->limit = (uint32_t)((at + PFC_REWIND_STRIDE - 1) &
-			       ~(PFC_REWIND_STRIDE - 1));
-}
-
-/*
- * Start the cached block, whose head is @page, again from offset 0 if no
- * fragment of it is out. True if it did. Runs once per stride of offset
- * (each time the limit is passed), never for a block from the reserves
- * (they go back when full, as in frag_cache_renew()).
+ * Start the cached block again from offset 0 if no fragment of it is out
+ * (__page_frag_try_rewind(), which the header's inline look shares). True
+ * if it did. Runs once per stride of offset (each time the limit is
+ * passed).
  */
 static PP_ALWAYS_INLINE bool
-frag_cache_try_rewind(struct page_frag_cache *nc, struct page *page)
+frag_cache_try_rewind(struct page_frag_cache *nc)
 {
-	if (nc->offset == 0 ||
-	    PP_UNLIKELY(encoded_pfmemalloc(nc->encoded_page)))
+	if (!__page_frag_try_rewind(nc))
 		return false;
-	/*
-	 * A3: acquire, pairs with the release half of R2 in the
-	 * page_frag_free() or put_page() that dropped each fragment's
-	 * reference (a release sequence: every later drop, and our own
-	 * relaxed add below, are read-modify-writes). Seeing the count at our
-	 * bias means every fragment came back, and what their holders did
-	 * with the bytes happens before we hand the bytes out again. No one
-	 * can raise the count meanwhile: that takes a reference, and we hold
-	 * them all. Needed: relaxed, the page_frag_rewind GenMC harness
-	 * (tests/genmc/page_frag.c) and TSan on tests/page_frag_rewind.c
-	 * find a race.
-	 */
-	if (pp_load_acquire(&page->_refcount) != (int)nc->pagecnt_bias)
-		return false;
-	/*
-	 * Back to a full bias, so the next pass cannot run out of it (up to
-	 * one reference a byte): an add, as in frag_cache_refill(); relaxed,
-	 * we hold references (page_ref_add()). offset != 0 means a fragment
-	 * was cut since the bias was last full, so the add is at least 1.
-	 */
-	page_ref_add(page, (int)(PFC_BIAS_FULL - nc->pagecnt_bias));
-	nc->pagecnt_bias = PFC_BIAS_FULL;
-	nc->offset = 0;
-	nc->limit = 0;
 	if (PP_DEBUG)
 		dbg_open(encoded_va(nc->encoded_page));
 	return true;
@@ -552,7 +507,7 @@ frag_cache_reserve_slow(struct page_frag_cache *nc, unsigned int fragsz,
 		if (!frag_cache_refill(nc, gfp))
 			return false;
 	} else {
-		frag_cache_try_rewind(nc, nc->page);
+		frag_cache_try_rewind(nc);
 	}
 	sz = (unsigned int)(PAGE_SIZE << encoded_order(nc->encoded_page));
 	off = (nc->offset + ~align_mask) & align_mask;
@@ -563,7 +518,7 @@ frag_cache_reserve_slow(struct page_frag_cache *nc, unsigned int fragsz,
 			return false;
 		off = 0;
 	}
-	frag_set_limit(nc, off, off + fragsz);
+	__page_frag_set_limit(nc, off, off + fragsz);
 	*offset = off;
 	return true;
 }
@@ -774,10 +729,10 @@ frag_probe_slow(struct page_frag_cache *nc, unsigned int fragsz,
 
 	if (enc == 0 || fragsz > sz)
 		goto nospc;
-	frag_cache_try_rewind(nc, nc->page);
+	frag_cache_try_rewind(nc);
 	if (nc->offset + fragsz > sz)
 		goto nospc;
-	frag_set_limit(nc, nc->offset, nc->offset + fragsz);
+	__page_frag_set_limit(nc, nc->offset, nc->offset + fragsz);
 	return __page_frag_fill(nc, nc->offset, pfrag);
 nospc:
 	errno = ENOSPC;

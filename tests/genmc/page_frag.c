@@ -14,7 +14,7 @@
  * the last page_frag_free(). The cache then writes to its new fragment.
  *
  * With the rewind (pagepool's), the request crosses the rewind stride
- * first: if both fragments are already back, frag_cache_try_rewind() sees
+ * first: if both fragments are already back, __page_frag_try_rewind() sees
  * the count at the bias (its acquire A3) and starts the block again from
  * offset 0 instead. -DREWIND_MID=1 (with -DPFC_REWIND_STRIDE=256) asks
  * instead for a fragment that crosses the stride but fits in the block:
@@ -24,7 +24,9 @@
  * 200 bytes, which runs past the stride without any request crossing it:
  * the next request, for 128 bytes, lies in one stride but past the limit,
  * so it still looks at the count: rewound to offset 0 when both are back,
- * else cut at offset 264.
+ * else cut at offset 264. -DREWIND_PREPARE=1 (with REWIND_LONG) makes that
+ * request a prepare and a commit, so the look is the header's inline one
+ * (__page_frag_look()), not the library's.
  *
  * Checks: whoever frees or reuses the block last is ordered after every
  * holder's write (the allocator overwrites a freed page's bytes, the
@@ -39,6 +41,9 @@
 #endif
 #ifndef REWIND_LONG
 #define REWIND_LONG 0
+#endif
+#ifndef REWIND_PREPARE
+#define REWIND_PREPARE 0
 #endif
 /* The second fragment's length: a long commit, or a plain fragment. */
 #define LONGSZ 200
@@ -79,7 +84,14 @@ main(void)
 
 	pthread_create(&h0, NULL, holder, (void *)0L);
 	pthread_create(&h1, NULL, holder, (void *)1L);
-	big = page_frag_alloc(&nc, BIGSZ, GFP_KERNEL);
+	if (REWIND_PREPARE) {
+		big = page_frag_alloc_refill_prepare(&nc, BIGSZ, &pf,
+						     GFP_KERNEL);
+		assert(big != NULL);
+		assert(page_frag_commit(&nc, &pf, BIGSZ) == BIGSZ);
+	} else {
+		big = page_frag_alloc(&nc, BIGSZ, GFP_KERNEL);
+	}
 	assert(big != NULL);
 	if (REWIND_MID || REWIND_LONG)
 		assert(big == frag[0] || big == frag[0] + FRAGSZ + FRAG1SZ);
