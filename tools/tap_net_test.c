@@ -87,13 +87,6 @@ struct opts {
 	bool freer, nocache, paths[NR_PATHS];
 };
 
-/* A reply on its way to be freed. */
-struct rx_item {
-	enum path path;
-	struct frag_frame fr;
-	void *buf;		/* P_MALLOC */
-};
-
 struct loop {
 	const struct opts *o;
 	enum path path;
@@ -336,13 +329,22 @@ check_reply(const struct opts *o, const unsigned char *p, size_t len,
 	return s16;
 }
 
+/*
+ * Free a reply by its address, on either thread: a malloc'd buffer, or a
+ * fragment, as the kernel frees an skb whose head is one (skb_free_frag(),
+ * page_frag_free()), whichever allocator cut it. The address is all the
+ * freer gets: the ring carries it, nothing to allocate per reply.
+ */
 static void
-rx_free(struct rx_item *it)
+rx_free(const struct loop *l, void *buf)
 {
-	if (it->path == P_MALLOC)
-		free(it->buf);
-	else
-		frag_frame_free(&it->fr);
+	if (l->path == P_MALLOC) {
+		free(buf);
+	} else {
+		struct frag_frame fr = { .va = buf };
+
+		frag_frame_free(&fr);
+	}
 }
 
 /* Polls of an empty ring before the freer sleeps (a few microseconds). */
@@ -381,14 +383,13 @@ static void *
 freer_main(void *arg)
 {
 	struct loop *l = arg;
-	struct rx_item *it;
 	unsigned int idle = 0;
+	void *buf;
 
 	for (;;) {
-		it = ptr_ring_consume(&l->ring);
-		if (it != NULL) {
-			rx_free(it);
-			free(it);
+		buf = ptr_ring_consume(&l->ring);
+		if (buf != NULL) {
+			rx_free(l, buf);
 			l->freed_there++;
 			idle = 0;
 			continue;
@@ -419,46 +420,36 @@ freer_main(void *arg)
 static int
 recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 {
-	struct rx_item *it = calloc(1, sizeof(*it));
-	const unsigned char *p;
 	struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+	struct frag_frame fr;
+	unsigned char *p;
 	uint64_t seq = 0;
 	ssize_t n;
 	long r;
 
-	if (it == NULL)
-		return -ENOMEM;
-	it->path = l->path;
 	for (;;) {
 		if (l->path == P_MALLOC) {
-			it->buf = malloc(l->max_len);
-			if (it->buf == NULL) {
-				free(it);
+			p = malloc(l->max_len);
+			if (p == NULL)
 				return -ENOMEM;
+			n = read(l->fd, p, l->max_len);
+			if (n <= 0) {
+				n = n == 0 ? 0 : errno == EAGAIN ? 0 : -errno;
+				free(p);
 			}
-			n = read(l->fd, it->buf, l->max_len);
-			if (n < 0) {
-				n = errno == EAGAIN ? 0 : -errno;
-				free(it->buf);
-			}
-			p = it->buf;
 		} else {
 			n = frag_sock_read_frame(&l->sk, l->fd, l->max_len,
-						 &it->fr);
-			p = it->fr.va;
+						 &fr);
+			p = fr.va;
 		}
 		if (n > 0) {
 			l->received++;
 			break;
 		}
-		if (n < 0) {
-			free(it);
+		if (n < 0)
 			return (int)n;
-		}
-		if (poll(&pfd, 1, REPLY_TIMEOUT_MS) == 0) {
-			free(it);
+		if (poll(&pfd, 1, REPLY_TIMEOUT_MS) == 0)
 			return -ETIMEDOUT;
-		}
 	}
 	r = check_reply(l->o, p, (size_t)n, base, nth, &seq);
 	if (r >= 0) {
@@ -471,12 +462,11 @@ recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 	if (r == -1)
 		l->other++;
 	if (l->o->freer) {
-		while (ptr_ring_produce(&l->ring, it) != 0)
+		while (ptr_ring_produce(&l->ring, p) != 0)
 			sched_yield();
 		freer_kick(l);
 	} else {
-		rx_free(it);
-		free(it);
+		rx_free(l, p);
 		l->freed_here++;
 	}
 	if (r == -2) {

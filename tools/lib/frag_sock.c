@@ -366,7 +366,6 @@ frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
 		sk->pf.offset += (uint32_t)n;
 	}
 	fr->page = pf.page;
-	fr->from_cache = sk->path == FRAG_SOCK_CACHE;
 	fr->va = va;
 	fr->offset = pf.offset;
 	fr->len = (uint32_t)n;
@@ -376,10 +375,7 @@ frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
 void
 frag_frame_free(struct frag_frame *fr)
 {
-	if (fr->from_cache)
-		page_frag_free(fr->va);
-	else
-		put_page(fr->page);
+	page_frag_free(fr->va);
 	fr->page = NULL;
 	fr->va = NULL;
 }

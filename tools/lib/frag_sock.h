@@ -75,7 +75,6 @@ struct frag_sock {
 /** struct frag_frame - a received frame: page, offset, length, address. */
 struct frag_frame {
 	struct page *page;
-	bool from_cache;		/* page_frag_cache fragment */
 	void *va;
 	uint32_t offset;
 	uint32_t len;
@@ -118,7 +117,11 @@ ssize_t frag_sock_sendmsg(struct frag_sock *sk, struct sk_buff *skb,
 ssize_t frag_sock_read_frame(struct frag_sock *sk, int fd,
 			     unsigned int max_len, struct frag_frame *fr);
 
-/* Drop the frame's reference; from any thread. */
+/*
+ * Drop the frame's reference, from any thread, as the kernel frees an skb
+ * whose head is a fragment (skb_free_frag()): page_frag_free() of its
+ * address, whichever allocator cut it (only @fr->va is read).
+ */
 void frag_frame_free(struct frag_frame *fr);
 
 /*
