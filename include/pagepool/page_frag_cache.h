@@ -325,8 +325,8 @@ __page_frag_try_rewind(struct page_frag_cache *nc)
 	/*
 	 * A3: acquire, pairs with the release half of R2 in the
 	 * page_frag_free() or put_page() that dropped each fragment's
-	 * reference (a release sequence: every later drop, and our own
-	 * relaxed add below, are read-modify-writes). Seeing the count at our
+	 * reference (a release sequence: every later drop is a
+	 * read-modify-write). Seeing the count at our
 	 * bias means every fragment came back, and what their holders did
 	 * with the bytes happens before we hand the bytes out again. No one
 	 * can raise the count meanwhile: that takes a reference, and we hold
@@ -338,12 +338,16 @@ __page_frag_try_rewind(struct page_frag_cache *nc)
 		return false;
 	/*
 	 * Back to a full bias, so the next pass cannot run out of it (up to
-	 * one reference a byte): an add, as when a block is opened; relaxed,
-	 * we hold references (page_ref_add()). offset != 0 means a fragment
-	 * was cut since the bias was last full, so the add is at least 1.
+	 * one reference a byte). A plain store, as the kernel's set_page_count()
+	 * once its drop reaches zero: every reference is ours and pagepool has
+	 * no speculative taker (no get_page_unless_zero()), so no other thread
+	 * writes the count until a fragment is handed out again. A locked add
+	 * cost a full fence, once a rewind, on a line the freeing thread had
+	 * just written. Relaxed: it follows every drop A3 read in the count's
+	 * order (a load and a later store of one thread), and whoever reads
+	 * it next got a fragment from us after it, or is us.
 	 */
-	page_ref_add(page, (int)(__PAGE_FRAG_CACHE_BIAS_FULL -
-				 nc->pagecnt_bias));
+	set_page_count(page, (int)__PAGE_FRAG_CACHE_BIAS_FULL);
 	nc->pagecnt_bias = __PAGE_FRAG_CACHE_BIAS_FULL;
 	nc->offset = 0;
 	nc->limit = 0;
