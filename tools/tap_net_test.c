@@ -21,8 +21,8 @@
  * exit, error, SIGINT or SIGKILL. Nothing outside the namespace is touched.
  *
  * Output per path, after -r RUNS: task-clock (getrusage, all threads),
- * context switches, frames per second and elapsed time, each mean ± spread
- * as perf stat prints it for the seed.
+ * context switches, page faults, frames per second and elapsed time, each
+ * mean ± spread as perf stat prints it for the seed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -480,7 +480,7 @@ recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 }
 
 struct result {
-	double elapsed, task_ms, user_ms, sys_ms, csw;
+	double elapsed, task_ms, user_ms, sys_ms, csw, faults;
 	uint64_t in_use, other, split;
 	long held;		/* blocks still referenced; -1 not tracked */
 	unsigned int blocks;	/* distinct blocks fragments came from */
@@ -590,6 +590,8 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 	res->task_ms = res->user_ms + res->sys_ms;
 	res->csw = (double)(ru1.ru_nvcsw + ru1.ru_nivcsw -
 			    ru0.ru_nvcsw - ru0.ru_nivcsw);
+	res->faults = (double)(ru1.ru_minflt + ru1.ru_majflt -
+			       ru0.ru_minflt - ru0.ru_majflt);
 	return 0;
 }
 
@@ -650,8 +652,8 @@ report(const struct opts *o, enum path p, const struct result *r,
        const struct result *base)
 {
 	double el[o->runs], tc[o->runs], cs[o->runs], fps[o->runs];
-	double us[o->runs], sy[o->runs];
-	double m, s, mt, st, mc, sc, mf, sf, mu, su, ms, ss;
+	double us[o->runs], sy[o->runs], pf[o->runs];
+	double m, s, mt, st, mc, sc, mf, sf, mu, su, ms, ss, mp, sp;
 
 	for (unsigned int i = 0; i < o->runs; i++) {
 		el[i] = r[i].elapsed;
@@ -659,6 +661,7 @@ report(const struct opts *o, enum path p, const struct result *r,
 		us[i] = r[i].user_ms / 1e3;
 		sy[i] = r[i].sys_ms / 1e3;
 		cs[i] = r[i].csw;
+		pf[i] = r[i].faults;
 		fps[i] = 2.0 * (double)o->frames / r[i].elapsed;
 	}
 	mean_sd(el, o->runs, &m, &s);
@@ -666,6 +669,7 @@ report(const struct opts *o, enum path p, const struct result *r,
 	mean_sd(us, o->runs, &mu, &su);
 	mean_sd(sy, o->runs, &ms, &ss);
 	mean_sd(cs, o->runs, &mc, &sc);
+	mean_sd(pf, o->runs, &mp, &sp);
 	mean_sd(fps, o->runs, &mf, &sf);
 	printf("\n Performance counter stats for '%s' (%u runs):\n\n",
 	       path_name[p], o->runs);
@@ -673,6 +677,8 @@ report(const struct opts *o, enum path p, const struct result *r,
 	       mt, m > 0 ? mt / 1e3 / m : 0, pct(st, mt));
 	printf(" %14.0f      context-switches # %6.3f K/sec          ( +- %5.2f%% )\n",
 	       mc, m > 0 ? mc / m / 1e3 : 0, pct(sc, mc));
+	printf(" %14.0f      page-faults      # %6.3f K/sec          ( +- %5.2f%% )\n",
+	       mp, m > 0 ? mp / m / 1e3 : 0, pct(sp, mp));
 	printf(" %14.0f      frames/sec       # requests + replies   ( +- %5.2f%% )\n",
 	       mf, pct(sf, mf));
 	printf("\n %10.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n",
