@@ -718,25 +718,31 @@ void *
 /*
  * The probe's slow path (frag_crosses() said so): no block, a request
  * larger than the block, the stride crossed (rewind if all is back) or no
- * room.
+ * room. The header's inline look, whole; a debug build also reopens the
+ * block's record when the look rewound it.
  */
 static __attribute__((noinline)) void *
 frag_probe_slow(struct page_frag_cache *nc, unsigned int fragsz,
 		struct page_frag *pfrag)
 {
-	unsigned long enc = nc->encoded_page;
-	unsigned int sz = (unsigned int)(PAGE_SIZE << encoded_order(enc));
+	unsigned long off;
+	bool ok;
 
-	if (enc == 0 || fragsz > sz)
-		goto nospc;
-	frag_cache_try_rewind(nc);
-	if (nc->offset + fragsz > sz)
-		goto nospc;
-	__page_frag_set_limit(nc, nc->offset, nc->offset + fragsz);
-	return __page_frag_fill(nc, nc->offset, pfrag);
-nospc:
-	errno = ENOSPC;
-	return NULL;
+	if (PP_DEBUG) {
+		unsigned int was = nc->offset;
+
+		ok = __page_frag_look(nc, fragsz, 0, &off);
+		/* Only a rewind takes the offset from non-zero to 0. */
+		if (was != 0 && nc->offset == 0)
+			dbg_open(encoded_va(nc->encoded_page));
+	} else {
+		ok = __page_frag_look(nc, fragsz, 0, &off);
+	}
+	if (!ok) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	return __page_frag_fill(nc, off, pfrag);
 }
 
 void *
