@@ -43,6 +43,13 @@ run() {
 		echo "FAIL: tap_net_test $*: buffers left in use"; echo "$out"
 		fail=1
 	fi
+	# Paired run by run: both targets of page_frag_cache, and malloc's
+	# against page_frag.
+	if [ "$(grep -Ec "^ +[0-9.]+ +task-clock over page_frag's, run by run: median" <<<"$out")" -ne 2 ] ||
+	   [ "$(grep -Ec "^ +[0-9.]+ +task-clock over malloc's, run by run: median" <<<"$out")" -ne 1 ]; then
+		echo "FAIL: tap_net_test $*: paired task-clock lines missing"
+		echo "$out"; fail=1
+	fi
 	if [ "$(grep -Ec '^ +0 +fragment blocks still referenced \(of [1-9][0-9]* used\)' <<<"$out")" -ne 2 ]; then
 		echo "FAIL: tap_net_test $*: fragment blocks not all back"
 		echo "$out"; fail=1

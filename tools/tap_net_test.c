@@ -631,7 +631,7 @@ cmp_double(const void *a, const void *b)
  */
 static void
 report_paired(const struct opts *o, const struct result *r,
-	      const struct result *base)
+	      const struct result *base, enum path base_path)
 {
 	double q[o->runs];
 	unsigned int n = o->runs, le = 0;
@@ -641,15 +641,19 @@ report_paired(const struct opts *o, const struct result *r,
 		le += q[i] <= 1.0;
 	}
 	qsort(q, n, sizeof(q[0]), cmp_double);
-	printf(" %14.3f      task-clock over page_frag's, run by run: median (%.3f-%.3f, %u of %u at or below 1)\n",
-	       n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2, q[0],
-	       q[n - 1], le, n);
+	printf(" %14.3f      task-clock over %s's, run by run: median (%.3f-%.3f, %u of %u at or below 1)\n",
+	       n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2,
+	       path_name[base_path], q[0], q[n - 1], le, n);
 }
 
-/* @base: the page_frag path's results, when it ran and @p is another. */
+/*
+ * @base: the page_frag path's results, when it ran and @p is another;
+ * @vs_malloc: the malloc path's, when it ran and @p is page_frag_cache
+ * (the issue's other target, paired run by run too).
+ */
 static void
 report(const struct opts *o, enum path p, const struct result *r,
-       const struct result *base)
+       const struct result *base, const struct result *vs_malloc)
 {
 	double el[o->runs], tc[o->runs], cs[o->runs], fps[o->runs];
 	double us[o->runs], sy[o->runs], pf[o->runs];
@@ -687,7 +691,9 @@ report(const struct opts *o, enum path p, const struct result *r,
 	printf(" %10.6f +- %.6f seconds user\n", mu, su);
 	printf(" %10.6f +- %.6f seconds sys\n", ms, ss);
 	if (base != NULL)
-		report_paired(o, r, base);
+		report_paired(o, r, base, P_PAGE_FRAG);
+	if (vs_malloc != NULL)
+		report_paired(o, r, vs_malloc, P_MALLOC);
 	printf(" %14" PRIu64 "      buffers in use after the last run, %" PRIu64
 	       " other frames dropped\n", r[o->runs - 1].in_use,
 	       r[o->runs - 1].other);
@@ -962,7 +968,8 @@ main(int argc, char **argv)
 		if (!o.paths[p])
 			continue;
 		report(&o, (enum path)p, res[p],
-		       p != P_PAGE_FRAG ? res[P_PAGE_FRAG] : NULL);
+		       p != P_PAGE_FRAG ? res[P_PAGE_FRAG] : NULL,
+		       p == P_CACHE ? res[P_MALLOC] : NULL);
 		any = true;
 	}
 	for (int p = 0; p < NR_PATHS; p++)
