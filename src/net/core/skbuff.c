@@ -96,6 +96,16 @@ static pthread_once_t napi_cache_once = PTHREAD_ONCE_INIT;
 
 static void napi_cache_register(struct napi_alloc_cache *nc);
 
+/* May the calling thread keep a freed object in its cache? Only a thread
+ * whose exit frees the cache does (its key armed, on first use). */
+static inline bool
+napi_cache_may_keep(struct napi_alloc_cache *nc)
+{
+	if (PP_UNLIKELY(!nc->registered))
+		napi_cache_register(nc);
+	return PP_LIKELY(nc->registered);
+}
+
 static struct sk_buff *
 skbuff_cache_alloc(void)
 {
@@ -111,14 +121,10 @@ skbuff_cache_free(struct sk_buff *skb)
 {
 	struct napi_alloc_cache *nc = &napi_alloc_cache;
 
-	if (PP_LIKELY(nc->slab.count < SKBUFF_SLAB_CPU)) {
-		/* Only a thread whose exit frees its stack keeps one. */
-		if (PP_UNLIKELY(!nc->registered))
-			napi_cache_register(nc);
-		if (PP_LIKELY(nc->registered)) {
-			nc->slab.obj[nc->slab.count++] = skb;
-			return;
-		}
+	if (PP_LIKELY(nc->slab.count < SKBUFF_SLAB_CPU) &&
+	    napi_cache_may_keep(nc)) {
+		nc->slab.obj[nc->slab.count++] = skb;
+		return;
 	}
 	free(skb);
 }
@@ -149,14 +155,10 @@ skb_head_free(void *head, unsigned int end)
 	struct napi_alloc_cache *nc = &napi_alloc_cache;
 
 	if (end == SKB_SMALL_HEAD_HEADROOM &&
-	    PP_LIKELY(nc->small.count < SKB_SMALL_HEAD_CPU)) {
-		/* Only a thread whose exit frees its stack keeps one. */
-		if (PP_UNLIKELY(!nc->registered))
-			napi_cache_register(nc);
-		if (PP_LIKELY(nc->registered)) {
-			nc->small.obj[nc->small.count++] = head;
-			return;
-		}
+	    PP_LIKELY(nc->small.count < SKB_SMALL_HEAD_CPU) &&
+	    napi_cache_may_keep(nc)) {
+		nc->small.obj[nc->small.count++] = head;
+		return;
 	}
 	free(head);
 }
