@@ -29,9 +29,9 @@
  * next is cut (a request/response loop) still walks all 32 KiB, missing
  * the CPU's cache on every line, where the pre-seed struct page_frag
  * refill went back to offset 0 whenever its page was free. Once per
- * PFC_REWIND_STRIDE bytes of offset, on the fast paths' test for room (a
- * request ending past nc->limit, the end of the stride where the cache
- * last looked; one longer than the stride, once it starts past it), the
+ * stride of offset (__PAGE_FRAG_CACHE_STRIDE), on the fast paths' test for
+ * room (a request ending past nc->limit, the end of the stride where the
+ * cache last looked; one longer than the stride, once it starts past it), the
  * cache looks at its block's count: equal to the bias
  * means no fragment is out, nobody else can reach the block, and the
  * cache starts it again from offset 0 (__page_frag_try_rewind(), inline in
@@ -65,9 +65,11 @@
 #define PFC_BIAS_FULL	((uint32_t)__PAGE_FRAG_CACHE_BIAS_FULL)
 
 /*
- * How many bytes of offset the cache moves between two looks at its
- * block's count (the rewind). A power of two no larger than a page, the
- * smallest block: every block's end is then a stride boundary, so one
+ * __PAGE_FRAG_CACHE_STRIDE (the header's, which its inline fast paths and
+ * this file share): how many bytes of offset the cache moves between two
+ * looks at its block's count (the rewind). A power of two no larger than
+ * a page, the smallest block: every block's end is then a stride
+ * boundary, so one
  * test, "does this request end past the limit" (the end of the stride
  * where the cache last looked), catches both the stride left and the
  * block full. 4 KiB: in
@@ -76,13 +78,9 @@
  * more than a 1 KiB stride, which runs the slow path for nearly every
  * reply (docs/benchmarks.md). -DPFC_REWIND_STRIDE=N to measure another.
  */
-#ifndef PFC_REWIND_STRIDE
-#define PFC_REWIND_STRIDE	((unsigned long)__PAGE_FRAG_CACHE_STRIDE)
-#endif
-_Static_assert(PFC_REWIND_STRIDE == __PAGE_FRAG_CACHE_STRIDE,
-	       "the header's inline fast paths use the same stride");
-_Static_assert((PFC_REWIND_STRIDE & (PFC_REWIND_STRIDE - 1)) == 0 &&
-		       PFC_REWIND_STRIDE <= PAGE_SIZE,
+_Static_assert((__PAGE_FRAG_CACHE_STRIDE &
+		(__PAGE_FRAG_CACHE_STRIDE - 1)) == 0 &&
+		       __PAGE_FRAG_CACHE_STRIDE <= PAGE_SIZE,
 	       "the stride must be a power of two dividing every block");
 
 /* As in pagepool/page_pool.h: 1 with meson -Ddebug_checks=true. */
