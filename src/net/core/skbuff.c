@@ -491,9 +491,8 @@ pskb_expand_head(struct sk_buff *skb, int nhead, int ntail, gfp_t gfp)
 	if (skb == NULL || nhead < 0 || ntail < 0 ||
 	    skb->end + (unsigned int)nhead + (unsigned int)ntail > SKB_MAX_HEAD)
 		return -EINVAL;
-	size = SKB_DATA_ALIGN(skb->end + (unsigned int)nhead +
-			      (unsigned int)ntail);
-	total = size + SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	total = SKB_HEAD_ALIGN(skb->end + (unsigned int)nhead +
+			       (unsigned int)ntail);
 	data = skb_head_alloc(&total);
 	if (data == NULL)
 		return -ENOMEM;
