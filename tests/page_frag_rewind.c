@@ -3,7 +3,7 @@
  * Copyright (c) 2026 The pagepool authors
  *
  * page_frag_cache's rewind (pagepool's, not the kernel's): once per stride
- * of offset (4 KiB, PFC_REWIND_STRIDE in src/mm/page_frag_cache.c) the
+ * of offset (4 KiB, __PAGE_FRAG_CACHE_STRIDE in pagepool/page_frag_cache.h) the
  * cache looks at its block's count, and when every fragment has come back
  * it starts the block again from offset 0. Checked: the allocation that
  * crosses the stride, through alloc, prepare and probe, comes from the
@@ -28,7 +28,7 @@
 #include "page_helpers.h"
 
 #define MAX_SIZE	((unsigned int)PAGE_FRAG_CACHE_MAX_SIZE)
-#define STRIDE		4096u	/* PFC_REWIND_STRIDE */
+#define STRIDE		4096u	/* __PAGE_FRAG_CACHE_STRIDE */
 #define FRAG		1000u	/* four fit in a stride, the fifth crosses */
 
 static struct page *

@@ -49,7 +49,8 @@
 #define LONGSZ 200
 #define FRAG1SZ (REWIND_LONG ? LONGSZ : FRAGSZ)
 /* No room for a page at offset 128: the block is rewound or renewed. */
-#define BIGSZ (REWIND_LONG ? 128 : REWIND_MID ? PFC_REWIND_STRIDE : PAGE_SIZE)
+#define BIGSZ \
+	(REWIND_LONG ? 128 : REWIND_MID ? __PAGE_FRAG_CACHE_STRIDE : PAGE_SIZE)
 
 static struct page_frag_cache nc;
 static char *frag[2];
