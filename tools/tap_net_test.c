@@ -86,7 +86,7 @@ struct opts {
 	unsigned int runs, inflight, min_size, max_size;
 	unsigned long frames;
 	enum proto proto;
-	bool freer, nocache, paths[NR_PATHS];
+	bool freer, nocache, nobind, paths[NR_PATHS];
 };
 
 struct loop {
@@ -508,10 +508,16 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 	frag_sock_init(&l.sk, path == P_PAGE_FRAG ? FRAG_SOCK_PAGE_FRAG
 						   : FRAG_SOCK_CACHE);
 	l.sk.nocache = o->nocache && path == P_CACHE;
+	/* This thread sends, receives and (without -F) frees: the owner.
+	 * Binding cannot fail here, with no other cache bound. */
+	if (!o->nobind)
+		(void)frag_sock_bind(&l.sk);
 	if (o->freer) {
 		if (ptr_ring_init(&l.ring, 1024, GFP_KERNEL) != 0 ||
 		    pthread_create(&l.freer, NULL, freer_main, &l) != 0) {
 			fprintf(stderr, PROG ": cannot start the freer thread\n");
+			frag_sock_release(&l.sk);
+			frag_sock_destroy(&l.sk);
 			return -ENOMEM;
 		}
 	}
@@ -809,7 +815,8 @@ usage(FILE *out)
 {
 	fprintf(out,
 "Usage: " PROG " [-r RUNS] [-n FRAMES] [-s MIN[:MAX]] [-q INFLIGHT] [-F]\n"
-"                    [-p PATH[,PATH...]] [--proto icmp|arp] [--nocache] [-h]\n"
+"                    [-p PATH[,PATH...]] [--proto icmp|arp] [--nocache]\n"
+"                    [--no-bind] [-h]\n"
 "ICMP echo (or ARP) round trips through a TAP device in a private network\n"
 "namespace, frames built and received in page_frag_cache fragments (as \"First\n"
 "try to replace page_frag with page_frag_cache\" proposes for sockets), in a\n"
@@ -825,6 +832,9 @@ usage(FILE *out)
 "               the kernel's 42-byte replies checked field by field\n"
 "  --nocache    page_frag_cache path: copy the payload with non-temporal stores\n"
 "               (the kernel's tx-nocache-copy; off by default, as in the kernel)\n"
+"  --no-bind    page_frag_cache path: do not bind the socket's cache to its\n"
+"               thread (page_frag_cache_bind(), pagepool's): every fragment\n"
+"               free is an atomic drop, as in the kernel\n"
 "  -h, --help   this help\n"
 "Exit status: 0 every reply came back intact, 1 a reply was lost or bad,\n"
 "2 usage error, 3 no /dev/net/tun or no permission.\n");
@@ -836,6 +846,7 @@ main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "nocache", no_argument, NULL, 'N' },
+		{ "no-bind", no_argument, NULL, 'B' },
 		{ "proto", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -878,6 +889,9 @@ main(int argc, char **argv)
 			break;
 		case 'N':
 			o.nocache = true;
+			break;
+		case 'B':
+			o.nobind = true;
 			break;
 		case 'P':
 			if (strcmp(optarg, "icmp") == 0) {
@@ -939,10 +953,11 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf(PROG ": %u runs x %lu %s requests of %u-%u bytes, %u in flight, replies freed %s%s\n",
+	printf(PROG ": %u runs x %lu %s requests of %u-%u bytes, %u in flight, replies freed %s%s%s\n",
 	       o.runs, o.frames, o.proto == PROTO_ARP ? "ARP" : "echo", o.min_size, o.max_size, o.inflight,
 	       o.freer ? "on a second thread" : "on the receiving thread",
-	       o.nocache ? ", non-temporal payload copy" : "");
+	       o.nocache ? ", non-temporal payload copy" : "",
+	       o.nobind ? ", cache not bound (atomic frees)" : "");
 	/*
 	 * Paths interleave within each run, so drift hits them alike, in
 	 * run_order_of()'s orders, so that each path follows each other

@@ -53,6 +53,11 @@
  * owned by the calling thread (the kernel's per-CPU netdev_alloc_cache),
  * drained when the thread exits.
  *
+ * Frees on the owner thread (pagepool's): page_frag_cache_bind() lets the
+ * thread that owns a cache give a fragment of its current block back to
+ * the cache's bias when it frees it, with no atomic, as page_pool's direct
+ * recycling does for a pool's owner. Per-thread caches are bound.
+ *
  * Errors. Allocation functions return NULL and set errno: EINVAL for bad
  * arguments, ENOMEM when no memory could be had or a request larger than a
  * page does not fit. int functions return a non-negative value or -errno.
@@ -640,6 +645,45 @@ PP_API struct page_frag_cache *pp_frag_cache_thread(void);
  * Context: the calling thread only.
  */
 PP_API void pp_frag_cache_thread_drain(void);
+
+/*
+ * ---- pagepool extension: frees on the owner thread ----------------------
+ */
+
+/* How many caches one thread may have bound at a time. */
+#define PAGE_FRAG_CACHE_BIND_MAX	4
+
+/**
+ * page_frag_cache_bind() - make the calling thread @nc's owner for its
+ * frees: from now on, a fragment of @nc's current block freed on this
+ * thread (page_frag_free(), or kfree_skb() dropping an skb's page
+ * fragment or fragment head) gives its reference back to the cache's
+ * pagecnt_bias, a plain increment, instead of dropping it from the block's
+ * count with an atomic. page_pool's direct recycling does the same for the
+ * pool's owner; the kernel's page_frag_cache has no such path, so each of
+ * its frees is an atomic. Frees of other blocks, and frees on other
+ * threads, are unchanged. The rewind finds such a block with nothing out
+ * as it does after atomic frees.
+ *
+ * The promise the caller makes: until page_frag_cache_unbind() (or the
+ * thread's exit), no other thread uses @nc, and @nc's memory stays valid.
+ * Unbind before handing the cache to another thread or freeing it.
+ * pp_frag_cache_thread() caches are bound to their thread already.
+ * Binding a cache twice is one binding.
+ *
+ * Context: the cache's owner thread.
+ * Return: 0; -EINVAL for NULL; -ENOSPC with PAGE_FRAG_CACHE_BIND_MAX
+ * caches bound to the thread already.
+ */
+PP_API int page_frag_cache_bind(struct page_frag_cache *nc);
+
+/**
+ * page_frag_cache_unbind() - end page_frag_cache_bind() of @nc on the
+ * calling thread: its frees of @nc's fragments are atomic drops again.
+ * Context: the thread @nc is bound to.
+ * Return: 0; -EINVAL for NULL or a cache not bound to this thread.
+ */
+PP_API int page_frag_cache_unbind(struct page_frag_cache *nc);
 
 /**
  * __netdev_alloc_frag_align() - __page_frag_alloc_align() from the calling

@@ -61,6 +61,7 @@
 #include <pagepool/page_frag_cache.h>
 
 #include "lib/fork_priv.h"
+#include "mm/page_frag_cache_priv.h"
 
 #define PFC_BIAS_FULL	((uint32_t)__PAGE_FRAG_CACHE_BIAS_FULL)
 
@@ -128,6 +129,81 @@ align_mask_ok(unsigned int mask)
 	unsigned int low = ~mask;
 
 	return (low & (low + 1)) == 0 && low < PAGE_SIZE;
+}
+
+/*
+ * ---- Caches bound to their owner thread (pagepool's) -----------------------
+ *
+ * page_frag_cache_bind(): the caches whose owner is this thread, so a free
+ * on it of a fragment of one of their current blocks can hand the
+ * reference back to that cache's bias instead of dropping it from the
+ * block's count. The count stays bias + references out either way, which
+ * is all the rewind, the renewal and the drain rely on. Static TLS: read
+ * on every fragment free.
+ */
+#ifdef PP_MODEL_CHECK
+/* The GenMC harnesses build this file with __thread defined away (see
+ * tests/genmc/page_pool_env.h); none binds a cache. */
+#define BOUND_TLS_IE
+#else
+#define BOUND_TLS_IE __attribute__((tls_model("initial-exec")))
+#endif
+static __thread struct page_frag_cache *bound_nc[PAGE_FRAG_CACHE_BIND_MAX]
+	BOUND_TLS_IE;
+static __thread unsigned int nr_bound_nc BOUND_TLS_IE;
+
+int
+page_frag_cache_bind(struct page_frag_cache *nc)
+{
+	unsigned int i;
+
+	if (nc == NULL)
+		return -EINVAL;
+	for (i = 0; i < nr_bound_nc; i++)
+		if (bound_nc[i] == nc)
+			return 0;
+	if (nr_bound_nc == PAGE_FRAG_CACHE_BIND_MAX)
+		return -ENOSPC;
+	bound_nc[nr_bound_nc++] = nc;
+	return 0;
+}
+
+int
+page_frag_cache_unbind(struct page_frag_cache *nc)
+{
+	unsigned int i;
+
+	if (nc == NULL)
+		return -EINVAL;
+	for (i = 0; i < nr_bound_nc; i++) {
+		if (bound_nc[i] == nc) {
+			bound_nc[i] = bound_nc[--nr_bound_nc];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * Callers pass what skb frags hold, unchecked: @head is only compared.
+ * Only this thread writes a bound cache (the binding's promise), so a
+ * plain increment; no other thread reads the bias.
+ */
+bool
+_pp_frag_put_local(const struct page *head)
+{
+	unsigned int i, n = nr_bound_nc;
+
+	for (i = 0; i < n; i++) {
+		struct page_frag_cache *nc = bound_nc[i];
+
+		/* An empty cache's page is NULL; so may @head be. */
+		if (nc->page == head && head != NULL) {
+			nc->pagecnt_bias++;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -323,8 +399,10 @@ dbg_free(void *addr, struct page *head)
 			return;
 		}
 		d->live[s / 64] &= ~(1ULL << (s % 64));
-		/* R2/A2, as put_page(). */
-		last = page_ref_sub_and_test(head, 1);
+		/* R2/A2, as put_page(). A bound cache's block keeps at
+		 * least the cache's bias: never the last. */
+		last = !_pp_frag_put_local(head) &&
+		       page_ref_sub_and_test(head, 1);
 		if (last)
 			dbg_close_locked(va);
 	}
@@ -588,6 +666,8 @@ page_frag_free(void *addr)
 		dbg_free(addr, page);
 		return;
 	}
+	if (_pp_frag_put_local(page))
+		return;
 	/*
 	 * The kernel's put_page_testzero() + free_frozen_pages() on the head.
 	 * Not put_page(): virt_to_page() already proved @page ours, and
@@ -973,6 +1053,9 @@ pp_frag_cache_thread(void)
 {
 	if (PP_UNLIKELY(thread_nc_registered == 0)) {
 		pthread_once(&thread_nc_once, thread_nc_key_init);
+		/* Only this thread can reach its cache. With the thread's
+		 * bindings all taken, its frees stay atomic drops. */
+		(void)page_frag_cache_bind(&thread_nc);
 		/* Without a destructor the block would outlive the thread
 		 * until pp_frag_cache_thread_drain(); still usable. */
 		if (thread_nc_key_ok)

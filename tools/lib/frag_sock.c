@@ -27,10 +27,25 @@ frag_sock_init(struct frag_sock *sk, enum frag_sock_path path)
 	page_frag_cache_init(&sk->nc);
 }
 
+int
+frag_sock_bind(struct frag_sock *sk)
+{
+	int err;
+
+	if (sk->path != FRAG_SOCK_CACHE || sk->bound)
+		return 0;
+	err = page_frag_cache_bind(&sk->nc);
+	sk->bound = err == 0;
+	return err;
+}
+
 void
 frag_sock_release(struct frag_sock *sk)
 {
 	if (sk->path == FRAG_SOCK_CACHE) {
+		if (sk->bound)
+			(void)page_frag_cache_unbind(&sk->nc);
+		sk->bound = false;
 		page_frag_cache_drain(&sk->nc);
 	} else if (sk->pf.page != NULL) {
 		put_page(sk->pf.page);

@@ -56,6 +56,8 @@ struct frag_sock {
 	 * reads the data next; a TAP device's reader is a CPU copy.
 	 */
 	bool nocache;
+	/* The cache is bound to its owner thread (frag_sock_bind()). */
+	bool bound;
 	struct page_frag_cache nc;	/* FRAG_SOCK_CACHE */
 	struct page_frag pf;		/* FRAG_SOCK_PAGE_FRAG */
 	uint64_t refills;		/* blocks opened because room ran out */
@@ -83,7 +85,18 @@ struct frag_frame {
 void frag_sock_init(struct frag_sock *sk, enum frag_sock_path path);
 
 /*
- * Give back the cached block (the socket is closing). Fragments still out
+ * The calling thread owns @sk from now on, until frag_sock_release() on
+ * it: the cache path binds its cache here (page_frag_cache_bind()), so
+ * fragments this thread frees (a sent skb's payload, a frame read and
+ * consumed here) go back to the cache without an atomic. Frees on other
+ * threads are unchanged. Nothing to do on the pre-seed path. Return 0 or
+ * -errno from the bind.
+ */
+int frag_sock_bind(struct frag_sock *sk);
+
+/*
+ * Give back the cached block (the socket is closing), and end
+ * frag_sock_bind() (call it on the bound thread). Fragments still out
  * stay valid until freed; the block goes when the last is. The record of
  * blocks used stays for frag_sock_blocks_held() until frag_sock_destroy().
  */

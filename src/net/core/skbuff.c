@@ -31,6 +31,8 @@
 #include <pagepool/page_pool.h>
 #include <pagepool/skbuff.h>
 
+#include "mm/page_frag_cache_priv.h"
+
 /* Largest head we build: the kernel's u16 header offsets bound it too. */
 #define SKB_MAX_HEAD 65536u
 
@@ -408,6 +410,10 @@ static void
 skb_page_unref(struct page *page, bool recycle)
 {
 	if (recycle && napi_pp_put_page(page))
+		return;
+	/* A fragment of a cache bound to this thread (a socket's payload
+	 * freed by its owner) goes back to the cache without an atomic. */
+	if (_pp_frag_put_local(page))
 		return;
 	put_page(page);
 }
