@@ -301,8 +301,10 @@ PP_API struct sk_buff *build_skb(void *data, unsigned int frag_size);
 PP_API struct sk_buff *napi_build_skb(void *data, unsigned int frag_size);
 
 /**
- * alloc_skb() - an skb with a head of at least @size bytes from the
- * general allocator (not a page fragment).
+ * alloc_skb() - an skb with a head of at least @size bytes, not a page
+ * fragment: up to the kernel's small-head size from the thread's stack of
+ * small heads (the skb then gets all of it), else from the general
+ * allocator.
  * Return: the skb; NULL with errno EINVAL (size above 64 KiB) or ENOMEM.
  */
 PP_API struct sk_buff *alloc_skb(unsigned int size, gfp_t gfp);
@@ -324,8 +326,8 @@ PP_API int skb_add_rx_frag(struct sk_buff *skb, int i, struct page *page,
  * bytes of headroom and @ntail more of tailroom (the generic XDP path, when
  * a driver left too little headroom).
  *
- * The new head comes from the general allocator; the old one is freed as
- * the skb's pages are (recycled if marked).
+ * The new head is taken as alloc_skb() takes one; the old one is freed
+ * as the skb's pages are (recycled if marked).
  * Return: 0; -EINVAL, -ENOMEM (the skb is then unchanged).
  */
 PP_API int pskb_expand_head(struct sk_buff *skb, int nhead, int ntail,
