@@ -36,7 +36,9 @@ passed=0 failed=0 skipped=0
 # from the shared tools once (reused afterwards) unless GENMC names one.
 # Without the shared tools the harnesses skip and say so.
 if [[ " ${configs[*]} " == *" plain "* ]] && [ -z "${GENMC:-}" ]; then
+	genmc_start=$SECONDS
 	if genmc=$(scripts/build-genmc.sh); then
+		echo "== genmc: ready ($((SECONDS - genmc_start)) s)"
 		[ -z "$genmc" ] || export GENMC=$genmc
 	else
 		echo "== genmc: build FAILED"; failed=$((failed + 1))
@@ -65,12 +67,12 @@ print(p, f, s)
 PY
 )
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	echo "== $2: $p passed, $f failed, $s skipped"
+	echo "== $2: $p passed, $f failed, $s skipped ($3 s with the build)"
 }
 
 run_build() {
 	local name=$1 cc=$2; shift 2
-	local dir=build-ci-$name
+	local dir=build-ci-$name start=$SECONDS
 	echo "== $name: configure ($cc $*)"
 	rm -rf "$dir"
 	# The C++ test programs build with the matching C++ compiler.
@@ -85,7 +87,7 @@ run_build() {
 	fi
 	rm -f "$dir.log"
 	meson test -C "$dir" --print-errorlogs ${SUITES:-} || true
-	tally "$dir/meson-logs/testlog.json" "$name"
+	tally "$dir/meson-logs/testlog.json" "$name" $((SECONDS - start))
 }
 
 # Install into a scratch prefix and build the examples against it with
@@ -125,5 +127,6 @@ for c in "${configs[@]}"; do
 done
 
 [ "$skipped" -eq 0 ] || echo "($skipped skipped)"
+echo "($SECONDS s in all)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
