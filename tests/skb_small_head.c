@@ -51,6 +51,7 @@ int
 main(void)
 {
 	struct sk_buff *a, *b, *c, *big, *many[100], *other[8];
+	unsigned int old_end, old_truesize;
 	unsigned char *head_a, *head_b;
 	pthread_t th;
 
@@ -82,8 +83,13 @@ main(void)
 	/* Growing a small head moves the data to a general one and gives
 	 * the small head back; shrinking cannot happen. */
 	memset(skb_put(a, 100), 0x5a, 100);
+	old_end = a->end;
+	old_truesize = a->truesize;
 	CHECK_EQ(pskb_expand_head(a, 64, 512, GFP_KERNEL), 0);
 	CHECK(a->head != head_a);
+	/* The skb owns no socket: its truesize grows with its head, as
+	 * the kernel's does for such skbs. */
+	CHECK_EQ(a->truesize, old_truesize + (a->end - old_end));
 	CHECK(skb_headroom(a) == 64 && a->len == 100 &&
 	      a->data[0] == 0x5a && a->data[99] == 0x5a);
 	b = alloc_skb(10, GFP_KERNEL);

@@ -516,6 +516,9 @@ pskb_expand_head(struct sk_buff *skb, int nhead, int ntail, gfp_t gfp)
 	skb->head_frag = 0;
 	skb->data = data + (skb->data - old_head) + off;
 	skb->tail += off;
+	/* The kernel grows truesize only for skbs without a socket (one
+	 * with a socket has it charged there); ours never have one. */
+	skb->truesize += size - skb->end;
 	skb->end = size;
 	if (skb->mac_header != 0xffff)
 		skb->mac_header = (uint16_t)(skb->mac_header + off);
