@@ -667,7 +667,9 @@ PP_API void pp_frag_cache_thread_drain(void);
  *
  * The promise the caller makes: until page_frag_cache_unbind() (or the
  * thread's exit), no other thread uses @nc, and @nc's memory stays valid.
- * Unbind before handing the cache to another thread or freeing it.
+ * Unbind before handing the cache to another thread or freeing it. A
+ * signal handler on the bound thread must not free the cache's fragments
+ * if it may interrupt a call on the cache: the bias is no atomic.
  * pp_frag_cache_thread() caches are bound to their thread already.
  * Binding a cache twice is one binding.
  *
