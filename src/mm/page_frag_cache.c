@@ -137,20 +137,12 @@ align_mask_ok(unsigned int mask)
  * page_frag_cache_bind(): the caches whose owner is this thread, so a free
  * on it of a fragment of one of their current blocks can hand the
  * reference back to that cache's bias instead of dropping it from the
- * block's count. The count stays bias + references out either way, which
- * is all the rewind, the renewal and the drain rely on. Static TLS: read
- * on every fragment free.
+ * block's count (_pp_frag_put_local(), in page_frag_cache_priv.h). The
+ * count stays bias + references out either way, which is all the rewind,
+ * the renewal and the drain rely on.
  */
-#ifdef PP_MODEL_CHECK
-/* The GenMC harnesses build this file with __thread defined away (see
- * tests/genmc/page_pool_env.h); none binds a cache. */
-#define BOUND_TLS_IE
-#else
-#define BOUND_TLS_IE __attribute__((tls_model("initial-exec")))
-#endif
-static __thread struct page_frag_cache *bound_nc[PAGE_FRAG_CACHE_BIND_MAX]
-	BOUND_TLS_IE;
-static __thread unsigned int nr_bound_nc BOUND_TLS_IE;
+__thread struct page_frag_cache *_pp_bound_nc[PAGE_FRAG_CACHE_BIND_MAX];
+__thread unsigned int _pp_nr_bound_nc;
 
 int
 page_frag_cache_bind(struct page_frag_cache *nc)
@@ -159,12 +151,12 @@ page_frag_cache_bind(struct page_frag_cache *nc)
 
 	if (nc == NULL)
 		return -EINVAL;
-	for (i = 0; i < nr_bound_nc; i++)
-		if (bound_nc[i] == nc)
+	for (i = 0; i < _pp_nr_bound_nc; i++)
+		if (_pp_bound_nc[i] == nc)
 			return 0;
-	if (nr_bound_nc == PAGE_FRAG_CACHE_BIND_MAX)
+	if (_pp_nr_bound_nc == PAGE_FRAG_CACHE_BIND_MAX)
 		return -ENOSPC;
-	bound_nc[nr_bound_nc++] = nc;
+	_pp_bound_nc[_pp_nr_bound_nc++] = nc;
 	return 0;
 }
 
@@ -175,35 +167,13 @@ page_frag_cache_unbind(struct page_frag_cache *nc)
 
 	if (nc == NULL)
 		return -EINVAL;
-	for (i = 0; i < nr_bound_nc; i++) {
-		if (bound_nc[i] == nc) {
-			bound_nc[i] = bound_nc[--nr_bound_nc];
+	for (i = 0; i < _pp_nr_bound_nc; i++) {
+		if (_pp_bound_nc[i] == nc) {
+			_pp_bound_nc[i] = _pp_bound_nc[--_pp_nr_bound_nc];
 			return 0;
 		}
 	}
 	return -EINVAL;
-}
-
-/*
- * Callers pass what skb frags hold, unchecked: @head is only compared.
- * Only this thread writes a bound cache (the binding's promise), so a
- * plain increment; no other thread reads the bias.
- */
-bool
-_pp_frag_put_local(const struct page *head)
-{
-	unsigned int i, n = nr_bound_nc;
-
-	for (i = 0; i < n; i++) {
-		struct page_frag_cache *nc = bound_nc[i];
-
-		/* An empty cache's page is NULL; so may @head be. */
-		if (nc->page == head && head != NULL) {
-			nc->pagecnt_bias++;
-			return true;
-		}
-	}
-	return false;
 }
 
 /*
