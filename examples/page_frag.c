@@ -9,8 +9,10 @@
  * from any thread. The block goes back to the page allocator when the cache
  * has moved on to a new one and the last fragment of the old one is freed.
  *
- * The second half shows the prepare/probe/commit form: reserve the space a
- * message might need, write only what it does need, commit that much.
+ * The second part shows the prepare/probe/commit form: reserve the space a
+ * message might need, write only what it does need, commit that much. The
+ * last, pagepool's page_frag_cache_bind(): a request/response loop whose
+ * thread frees its own fragments, each free then without an atomic.
  *
  *   cc page_frag.c $(pkg-config --cflags --libs pagepool)
  */
@@ -71,6 +73,25 @@ main(void)
 	printf("committed %u of %u bytes prepared: \"%s\"\n", sz, pfrag.size,
 	       va);
 	page_frag_free(va);
+
+	/* This thread owns the cache and frees what it cuts: bind it, and
+	 * each free hands its reference back to the cache, no atomic. */
+	if (page_frag_cache_bind(&nc) != 0)
+		return 1;
+	for (i = 0; i < NFRAG; i++) {
+		va = page_frag_alloc(&nc, 300, GFP_KERNEL);
+		if (va == NULL) {
+			perror("page_frag_alloc");
+			return 1;
+		}
+		memset(va, 0x5a, 300);		/* build, send, ... */
+		page_frag_free(va);		/* ... and done with it */
+	}
+	/* Unbind before another thread may use the cache. */
+	if (page_frag_cache_unbind(&nc) != 0)
+		return 1;
+	printf("%u request buffers cut and freed on the owner thread\n",
+	       NFRAG);
 
 	/* Give the cached block back; with no fragment out it is freed. */
 	page_frag_cache_drain(&nc);
