@@ -38,7 +38,8 @@ shift
 harnesses=$(grep -v '^#' "$here/harnesses.txt" | awk -F'|' '$2 == "pass" {print $1}')
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Stop the accesses still running (weaken_one() jobs) before their files go.
+trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$work"' EXIT
 
 # The files each configuration compiles (its preprocessor dependencies,
 # relative to the source root, in $work/deps/NAME): a weakening in a file
@@ -102,57 +103,80 @@ weaken_line() {
 	}" "$1"
 }
 
-missed=0
-echo "| access | file:line | caught by (first harness that fails) |"
-echo "|---|---|---|"
+# One access, $1 file, $2 line number, $3 its text: weakened in a copy of
+# the trees of its own, then every configuration that compiles the file
+# runs until one fails. Prints the access's table row.
+weaken_one() {
+	local f=$1 lineno=$2 text=$3 w access reason caught order models h
+	local kf kpat kreason
+	w=$(mktemp -d -p "$work")
+	cp -r "$src/include" "$w/include"
+	cp -r "$src/src" "$w/src"
+	# Relaxed forms the weakened sites need.
+	cat >>"$w/include/pagepool/atomic_pvt.h" <<'DEFS'
+#define pp_xchg_relaxed(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
+#define pp_fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+DEFS
+	weaken_line "$w/$f" "$lineno"
+	access=$(grep -oE "$ops" <<<"$text" | head -n1)
+	reason=
+	while IFS='|' read -r kf kpat kreason; do
+		[ "$kf" = "$f" ] && [[ $text == *"$kpat"* ]] &&
+			reason=$kreason && break
+	done < <(grep -v '^#' "$here/weaken-keep.txt" 2>/dev/null)
+	if [ -n "$reason" ] && [ "${WEAKEN_SKIP_KEPT:-0}" = 1 ]; then
+		echo "| \`$access\` | \`$f:$lineno\` | kept, not run again: $reason |"
+		rm -rf "$w"
+		return
+	fi
+	caught=
+	order=$(order_for "$f" "$lineno")
+	for models in --rc11 --imm; do
+		for h in $order; do
+			# Caught only by a violation: a harness the weakened
+			# tree no longer compiles or runs in proves nothing
+			# about the ordering.
+			if GENMC_MODELS=$models "$here/run_genmc.sh" \
+				"$src" "$h" "$w/include" "$w/src" 2>&1 |
+				grep -q ' violated '; then
+				caught=$h
+				[ "$models" = --imm ] && caught="$h (IMM only)"
+				break 2
+			fi
+		done
+	done
+	if [ -z "$caught" ]; then
+		if [ -n "$reason" ]; then
+			caught="not caught; kept: $reason"
+		else
+			caught="NOT CAUGHT"
+		fi
+	fi
+	echo "| \`$access\` | \`$f:$lineno\` | $caught |"
+	rm -rf "$w"
+}
+
+# The accesses are independent: WEAKEN_JOBS of them (default, one a CPU)
+# run at once, each in its own copy, and the rows print in source order.
+# The test suite runs this test alone, so without it a CPU would idle.
+jobs_max=${WEAKEN_JOBS:-$(nproc 2>/dev/null || echo 1)}
+mkdir "$work/rows"
+n=0
 for f in "${scope[@]}"; do
 	while IFS=: read -r lineno text; do
 		# Definitions of the wrappers, and comments, are not call sites.
 		grep -qE '^#define|^[[:space:]]*(\*|/\*|//)' <<<"$text" && continue
-		rm -rf "$work/include" "$work/src"
-		cp -r "$src/include" "$work/include"
-		cp -r "$src/src" "$work/src"
-		# Relaxed forms the weakened sites need.
-		cat >>"$work/include/pagepool/atomic_pvt.h" <<'DEFS'
-#define pp_xchg_relaxed(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
-#define pp_fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
-DEFS
-		weaken_line "$work/$f" "$lineno"
-		access=$(grep -oE "$ops" <<<"$text" | head -n1)
-		reason=
-		while IFS='|' read -r kf kpat kreason; do
-			[ "$kf" = "$f" ] && [[ $text == *"$kpat"* ]] &&
-				reason=$kreason && break
-		done < <(grep -v '^#' "$here/weaken-keep.txt" 2>/dev/null)
-		if [ -n "$reason" ] && [ "${WEAKEN_SKIP_KEPT:-0}" = 1 ]; then
-			echo "| \`$access\` | \`$f:$lineno\` | kept, not run again: $reason |"
-			continue
-		fi
-		caught=
-		order=$(order_for "$f" "$lineno")
-		for models in --rc11 --imm; do
-			for h in $order; do
-				# Caught only by a violation: a harness the
-				# weakened tree no longer compiles or runs in
-				# proves nothing about the ordering.
-				if GENMC_MODELS=$models "$here/run_genmc.sh" \
-					"$src" "$h" "$work/include" "$work/src" \
-					2>&1 | grep -q ' violated '; then
-					caught=$h
-					[ "$models" = --imm ] && caught="$h (IMM only)"
-					break 2
-				fi
-			done
+		n=$((n + 1))
+		weaken_one "$f" "$lineno" "$text" \
+			>"$work/rows/$(printf '%05d' "$n")" &
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+			wait -n
 		done
-		if [ -z "$caught" ]; then
-			if [ -n "$reason" ]; then
-				caught="not caught; kept: $reason"
-			else
-				caught="NOT CAUGHT"
-				missed=$((missed + 1))
-			fi
-		fi
-		echo "| \`$access\` | \`$f:$lineno\` | $caught |"
 	done < <(grep -nE "$ops" "$src/$f")
 done
+wait
+echo "| access | file:line | caught by (first harness that fails) |"
+echo "|---|---|---|"
+[ "$n" -eq 0 ] || cat "$work/rows"/*
+missed=$(cat "$work/rows"/* 2>/dev/null | grep -c '| NOT CAUGHT |$')
 [ "$missed" -eq 0 ] || { echo "$missed ordering(s) caught by no harness"; exit 1; }
