@@ -9,7 +9,7 @@
 #   asan    gcc, AddressSanitizer + LeakSanitizer + UBSan (halting), and
 #           page_pool's debug checks (-Ddebug_checks=true)
 #   tsan    clang, ThreadSanitizer
-#   fuzz    clang, libFuzzer + ASan + UBSan + debug checks, 30 s per harness
+#   fuzz    clang, libFuzzer + ASan + UBSan + debug checks, 20 s per harness
 # plain, asan and tsan with the race tests' delay points (-Dtest_hooks=true);
 # the install check builds without them, as a user would. All
 # with warnings as errors - plus an install check that compiles the

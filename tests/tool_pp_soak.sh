@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Runs pp_soak for SECONDS (the suite passes 20 in plain and ASan builds,
+# Runs pp_soak for SECONDS (the suite passes 10 in plain and ASan builds,
 # less under TSan; PP_SOAK_SECONDS overrides it) and checks its verdict:
 # exit 0, every buffer moved and checked, no mismatch, no page lost, no DMA
 # fault, no pool stalled. Also: --help works, bad usage is exit 2.
