@@ -40,11 +40,9 @@
 #include "lib/opts_priv.h"
 #include "lib/usdt.h"
 
-__thread unsigned int _pp_dma_tls_shard
-	__attribute__((tls_model("initial-exec")));
+__thread unsigned int _pp_dma_tls_shard PP_TLS_IE;
 static unsigned int dma_shard_next;
-__thread struct dma_held _pp_dma_held
-	__attribute__((tls_model("initial-exec")));
+__thread struct dma_held _pp_dma_held PP_TLS_IE;
 
 #ifdef PP_DMA_HAVE_MOVSB
 unsigned int _pp_dma_copy_kind;

@@ -17,6 +17,8 @@
 
 #include <string.h>
 
+#include "lib/tls_priv.h"
+
 enum dma_counter {
 #define DMA_COUNTER_ENUM(name) DMA_C_##name,
 	PP_DMA_STATS_COUNTERS(DMA_COUNTER_ENUM)
@@ -99,8 +101,7 @@ dma_dev_ok(const struct device *dev)
 }
 
 /* The calling thread's shard + 1, or 0 before its first count. */
-extern __thread unsigned int _pp_dma_tls_shard
-	__attribute__((tls_model("initial-exec")));
+extern __thread unsigned int _pp_dma_tls_shard PP_TLS_IE;
 
 /* _pp_dma_shard_assign() - give the calling thread its shard number. */
 unsigned int _pp_dma_shard_assign(void);
@@ -196,8 +197,7 @@ struct dma_held {
 	uint64_t syncs_for_device, bytes_for_device;
 };
 
-extern __thread struct dma_held _pp_dma_held
-	__attribute__((tls_model("initial-exec")));
+extern __thread struct dma_held _pp_dma_held PP_TLS_IE;
 
 /*
  * _pp_dma_count_hold() - hold back the calling thread's sync counts on

@@ -50,6 +50,7 @@
 
 #include "lib/fork_priv.h"
 #include "lib/mem_priv.h"
+#include "lib/tls_priv.h"
 #include "page_alloc_priv.h"
 
 /* The sizes below are overridable so that the GenMC harness
@@ -170,13 +171,12 @@ static struct pp_thread_cache *_pp_model_tcache(void);
 
 /*
  * &tcache while the thread's cache is armed (registered > 0), else NULL.
- * The fast paths reach the cache through it: initial-exec, so one load
- * relative to the thread pointer, where the default model of a shared
- * library's tcache calls __tls_get_addr() on every access. One word of
- * static TLS, which glibc reserves room for even under dlopen().
+ * The fast paths reach the cache through it: initial-exec
+ * (lib/tls_priv.h), so one load relative to the thread pointer, where the
+ * default model of a shared library's tcache calls __tls_get_addr() on
+ * every access.
  */
-static __thread struct pp_thread_cache *tc_self
-	__attribute__((tls_model("initial-exec")));
+static __thread struct pp_thread_cache *tc_self PP_TLS_IE;
 
 static pthread_key_t tcache_key;
 static pthread_once_t tcache_once = PTHREAD_ONCE_INIT;

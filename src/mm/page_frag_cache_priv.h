@@ -12,21 +12,17 @@
 #include <pagepool/page.h>
 #include <pagepool/page_frag_cache.h>
 
+#include "lib/tls_priv.h"
+
 /*
  * The caches bound to this thread (page_frag_cache_bind()), defined in
- * page_frag_cache.c. Static TLS (initial-exec): read on every fragment
- * free, in that file and in skbuff.c, where the default model of a shared
- * library would call __tls_get_addr(). The GenMC harnesses build
- * page_frag_cache.c with __thread defined away and bind nothing.
+ * page_frag_cache.c. Initial-exec: read on every fragment free, in that
+ * file and in skbuff.c. The GenMC harnesses build page_frag_cache.c with
+ * __thread defined away and bind nothing.
  */
-#ifdef PP_MODEL_CHECK
-#define PFC_BOUND_TLS
-#else
-#define PFC_BOUND_TLS __attribute__((tls_model("initial-exec")))
-#endif
 extern __thread struct page_frag_cache
-	*_pp_bound_nc[PAGE_FRAG_CACHE_BIND_MAX] PFC_BOUND_TLS;
-extern __thread unsigned int _pp_nr_bound_nc PFC_BOUND_TLS;
+	*_pp_bound_nc[PAGE_FRAG_CACHE_BIND_MAX] PP_TLS_IE;
+extern __thread unsigned int _pp_nr_bound_nc PP_TLS_IE;
 
 /*
  * A reference to the block whose head page is @head, dropped on the

@@ -59,6 +59,7 @@
 
 #include "lib/fork_priv.h"
 #include "lib/test_hooks.h"
+#include "lib/tls_priv.h"
 #include "page_pool_priv.h"
 
 /* Pages per slot: a power of two. 32 is DPDK's default lcore cache flush
@@ -126,14 +127,7 @@ static pthread_key_t stash_key;
 static pthread_once_t stash_once = PTHREAD_ONCE_INIT;
 static int stash_key_ok;
 
-/*
- * Initial-exec: the default model for a shared library's thread
- * variables calls __tls_get_addr() on every access. Three words of static
- * TLS, which glibc reserves room for even in a library loaded with
- * dlopen().
- */
-#define PP_TLS_IE __attribute__((tls_model("initial-exec")))
-
+/* Initial-exec (lib/tls_priv.h): read on every remote return. */
 /* This thread's stash; NULL before the first remote return and after the
  * exit flush. */
 static __thread struct pp_stash *stash_self PP_TLS_IE;

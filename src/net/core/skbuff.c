@@ -31,6 +31,7 @@
 #include <pagepool/page_pool.h>
 #include <pagepool/skbuff.h>
 
+#include "lib/tls_priv.h"
 #include "mm/page_frag_cache_priv.h"
 
 /* Largest head we build: the kernel's u16 header offsets bound it too. */
@@ -38,9 +39,8 @@
 
 /* ---- The skbuff "slab" and the per-thread cache ------------------------ */
 
-/* Static TLS: these are reached per packet; the default model for a
- * shared library would call __tls_get_addr() each time. */
-#define SKB_TLS_IE __attribute__((tls_model("initial-exec")))
+/* napi_alloc_cache below is reached per packet: initial-exec
+ * (lib/tls_priv.h). */
 
 /*
  * The skbuff "slab": structs from the general allocator, with a per-thread
@@ -92,7 +92,7 @@ struct napi_alloc_cache {
 	struct skb_small_head_slab small;
 };
 
-static __thread struct napi_alloc_cache napi_alloc_cache SKB_TLS_IE;
+static __thread struct napi_alloc_cache napi_alloc_cache PP_TLS_IE;
 static pthread_key_t napi_cache_key;
 static pthread_once_t napi_cache_once = PTHREAD_ONCE_INIT;
 
