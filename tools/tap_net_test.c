@@ -349,9 +349,6 @@ rx_free(const struct loop *l, void *buf)
 	}
 }
 
-/* Polls of an empty ring before the freer sleeps (a few microseconds). */
-#define FREER_SPIN	256
-
 static void
 freer_wake(struct loop *l)
 {
@@ -361,7 +358,7 @@ freer_wake(struct loop *l)
 }
 
 /*
- * The receiver handed @l's freer a reply: wake it if it sleeps. F1: the
+ * The receiver handed @l's freer replies: wake it if it sleeps. F1: the
  * fence pairs with F2 in freer_main() (store-buffering: the producer
  * stores the ring slot then loads the flag, the freer stores the flag then
  * loads the slot): one of the two sees the other's store, so the freer
@@ -376,16 +373,20 @@ freer_kick(struct loop *l)
 }
 
 /*
- * The freer: frees replies the receiving thread queued, spinning briefly
- * when the ring is empty and then sleeping on a futex, so its idle time
- * is not task-clock (it spun on sched_yield() before, which on a loaded
- * machine made the -F figures mostly scheduler noise).
+ * The freer: frees the replies the receiving thread queued until the ring
+ * is empty, then sleeps on a futex until the next window's replies are
+ * queued (the receiver wakes it once a window, as the kernel's deferred
+ * skb frees wake the remote CPU once a batch). It does not poll the empty
+ * ring: no wake can come before the window ends, and the polling was
+ * task-clock that measured nothing, about a fifth of an -F run's, and
+ * differed between the paths with the receiver's timing. (It spun on
+ * sched_yield() once, which on a loaded machine made the -F figures
+ * mostly scheduler noise.)
  */
 static void *
 freer_main(void *arg)
 {
 	struct loop *l = arg;
-	unsigned int idle = 0;
 	void *buf;
 
 	for (;;) {
@@ -393,18 +394,12 @@ freer_main(void *arg)
 		if (buf != NULL) {
 			rx_free(l, buf);
 			l->freed_there++;
-			idle = 0;
 			continue;
 		}
 		/* Acquire: pairs with the release store in run_loop(). */
 		if (__atomic_load_n(&l->freer_stop, __ATOMIC_ACQUIRE) &&
 		    ptr_ring_empty(&l->ring))
 			break;
-		if (++idle < FREER_SPIN) {
-			pp_cpu_relax();
-			continue;
-		}
-		idle = 0;
 		__atomic_store_n(&l->freer_sleeping, 1, __ATOMIC_RELAXED);
 		/* F2: pairs with F1 in freer_kick() and in run_loop(). */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -464,9 +459,12 @@ recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 	if (r == -1)
 		l->other++;
 	if (l->o->freer) {
-		while (ptr_ring_produce(&l->ring, p) != 0)
+		/* Queued; run_loop() wakes the freer when the window is in
+		 * (and here, should the ring fill before). */
+		while (ptr_ring_produce(&l->ring, p) != 0) {
+			freer_kick(l);
 			sched_yield();
-		freer_kick(l);
+		}
 	} else {
 		rx_free(l, p);
 		l->freed_here++;
@@ -539,6 +537,9 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 				err = r;
 			done += r > 0;
 		}
+		/* The window's replies are queued: one wake for them all. */
+		if (o->freer)
+			freer_kick(&l);
 		seq += want;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
