@@ -139,16 +139,9 @@ wait_ready() {
 	return 1
 }
 
-# run_row RECEIVER PASS: one receiver, one pass; appends a result line
-# "receiver|pass|rx_pps|tx_pps|ns_per_pkt|rx_dropped|ring_full|fill_empty|unaccounted".
-run_row() {
-	local who=$1 pass=$2 out=$tmp/rx.out rateopt=() hpoll=() osl=() c0 c1 snd
-	local sent secs rxd drop ring fill
-	if [ "$pass" = rate ]; then
-		rateopt=(--rate "$rate") hpoll=(--poll)
-		[ -z "$osleep" ] || osl=("$osleep")
-	fi
-	case $who in
+# start_rx RECEIVER: start it on b's end in the background (rxpid).
+start_rx() {
+	case $1 in
 	hand)
 		"${N[@]}" exec b taskset -c "$rx_cpu" "$hand" -i "$IF_B" $hflag \
 			"${hpoll[@]}" --quiet >"$out" 2>&1 &
@@ -171,10 +164,30 @@ run_row() {
 		;;
 	esac
 	rxpid=$!
-	if ! wait_ready; then
+}
+
+# run_row RECEIVER PASS: one receiver, one pass; appends a result line
+# "receiver|pass|rx_pps|tx_pps|ns_per_pkt|rx_dropped|ring_full|fill_empty|unaccounted".
+run_row() {
+	local who=$1 pass=$2 out=$tmp/rx.out rateopt=() hpoll=() osl=() c0 c1 snd
+	local sent secs rxd drop ring fill try
+	if [ "$pass" = rate ]; then
+		rateopt=(--rate "$rate") hpoll=(--poll)
+		[ -z "$osleep" ] || osl=("$osleep")
+	fi
+	# The previous row's socket leaves the queue when the kernel has
+	# released it, after its process exited (on 6.18 up to a second
+	# later): until then binding fails with EBUSY. Start again then.
+	for ((try = 0; try < 20; try++)); do
+		start_rx "$who"
+		wait_ready && break
+		suite_kill_rx
+		grep -qi 'resource busy' "$out" || break
+		sleep 0.25
+	done
+	if [ -z "$rxpid" ]; then
 		echo "afxdp_suite: $who did not start:" >&2
 		tail -n 20 "$out" >&2
-		suite_kill_rx
 		return 1
 	fi
 	c0=$(suite_cpu_ns "$rxpid")
