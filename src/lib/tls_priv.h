@@ -15,7 +15,14 @@
  * thread pointer. Any use marks the library as needing static TLS: a
  * program linked with it has that at start-up, while a dlopen() of it
  * needs glibc's static TLS surplus to hold all of the library's thread
- * variables, not only these. Empty in the GenMC
+ * variables, not only these, and glibc keeps only about 512 bytes spare
+ * for all the libraries a process dlopen()s (the tunable
+ * glibc.rtld.optional_static_tls). So the library's thread-local storage
+ * stays a few hundred bytes: a per-thread struct of any size (the page
+ * allocator's slots, the skb cache, XDP's redirect state) lives on the
+ * heap, made on first use and freed by a pthread key's destructor,
+ * behind an initial-exec pointer. tests/dlopen_lib.c loads the library
+ * with dlopen() and fails when it does not fit. Empty in the GenMC
  * harnesses (PP_MODEL_CHECK), which build some files with __thread
  * defined away, where the attribute would not compile; the model does
  * not depend on it.

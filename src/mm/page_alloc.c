@@ -33,6 +33,11 @@
  * and taken into its cache at its next refill (see struct pp_inbox), as
  * mimalloc's thread-free lists do, rather than through the buddy lists.
  *
+ * The slots (17 KiB a thread) live on the heap, allocated when the thread
+ * first caches a block and freed at its exit; only the cache's small
+ * bookkeeping is thread-local, so that the library's thread-local storage
+ * stays small enough for dlopen() (lib/tls_priv.h).
+ *
  * Thread exit drains the thread's cache to the zones (a pthread key
  * destructor). Slots keep the zone pointer of the last zone they served
  * after being emptied; an empty slot is never dereferenced, so a destroyed
@@ -141,7 +146,12 @@ struct pp_remote_batch {
 };
 
 struct pp_thread_cache {
+#ifndef PP_MODEL_CHECK
+	/* PP_PCP_SLOTS of them, while registered (tcache_register()). */
+	struct pp_pcp *slots;
+#else
 	struct pp_pcp slots[PP_PCP_SLOTS];
+#endif
 	int registered;		/* destructor armed (1) or impossible (-1) */
 	unsigned short inbox_id;	/* 0: none */
 	struct pp_remote_batch rb;
@@ -177,6 +187,12 @@ static struct pp_thread_cache *_pp_model_tcache(void);
  * every access.
  */
 static __thread struct pp_thread_cache *tc_self PP_TLS_IE;
+
+#ifndef PP_MODEL_CHECK
+#define tcache_has_slots()	(tcache.slots != NULL)
+#else
+#define tcache_has_slots()	1
+#endif
 
 static pthread_key_t tcache_key;
 static pthread_once_t tcache_once = PTHREAD_ONCE_INIT;
@@ -659,6 +675,30 @@ static void inbox_close(void);
 static void inbox_collect(void);
 static unsigned short inbox_claim(void);
 
+/* The slots' memory: a thread's own, on the heap (see the file comment);
+ * the GenMC harnesses keep them in their per-thread struct. */
+static int
+tcache_slots_get(void)
+{
+#ifndef PP_MODEL_CHECK
+	if (tcache.slots == NULL)
+		tcache.slots = _pp_zalloc_aligned(
+			PP_PCP_SLOTS * sizeof(*tcache.slots), SMP_CACHE_BYTES);
+	return tcache.slots != NULL;
+#else
+	return 1;
+#endif
+}
+
+static void
+tcache_slots_put(void)
+{
+#ifndef PP_MODEL_CHECK
+	_pp_free(tcache.slots);
+	tcache.slots = NULL;
+#endif
+}
+
 static void
 tcache_destructor(void *arg)
 {
@@ -669,11 +709,13 @@ tcache_destructor(void *arg)
 	/*
 	 * Another key's destructor may still free pages into this cache
 	 * (page_frag_cache's per-thread cache does). Registering again sets
-	 * the key anew, so POSIX runs this destructor once more, up to
-	 * PTHREAD_DESTRUCTOR_ITERATIONS rounds.
+	 * the key anew (and takes slots again), so POSIX runs this
+	 * destructor once more, up to PTHREAD_DESTRUCTOR_ITERATIONS rounds.
 	 */
 	tcache.registered = 0;
 	tc_self = NULL;
+	tcache.last = NULL;
+	tcache_slots_put();
 }
 
 static void
@@ -691,6 +733,10 @@ tcache_register(void)
 	if (tcache.registered < 0)
 		return 0;
 	pthread_once(&tcache_once, tcache_key_init);
+	/* No memory for the slots: uncached for now, and asked again at the
+	 * next refill (not given up for good, as below). */
+	if (tcache_key_ok && !tcache_slots_get())
+		return 0;
 	if (tcache_key_ok && pthread_setspecific(tcache_key, &tcache) == 0) {
 		tcache.registered = 1;
 		if (tcache.inbox_id == 0)
@@ -700,6 +746,7 @@ tcache_register(void)
 		tc_self = &tcache;
 		return 1;
 	}
+	tcache_slots_put();
 	/* Without a destructor, cached pages would outlive the thread:
 	 * run this thread uncached instead. */
 	tcache.registered = -1;
@@ -731,6 +778,8 @@ pcp_slot_slow(struct pp_zone *z, int create)
 	 * tcache_destructor()). */
 	if (create && PP_UNLIKELY(tcache.registered <= 0) &&
 	    !tcache_register())
+		return NULL;
+	if (!tcache_has_slots())
 		return NULL;
 	for (i = 0; i < PP_PCP_SLOTS; i++)
 		if (tcache.slots[i].zone == z)
@@ -1075,6 +1124,8 @@ pp_thread_cache_drain(void)
 
 	remote_flush();
 	inbox_collect();
+	if (!tcache_has_slots())
+		return;
 	for (i = 0; i < PP_PCP_SLOTS; i++) {
 		pcp_drain(&tcache.slots[i]);
 		tcache.slots[i].zone = NULL;
@@ -1088,6 +1139,8 @@ _pp_thread_cache_drain_source(struct pp_mem_source *src)
 
 	remote_flush();
 	inbox_collect();
+	if (!tcache_has_slots())
+		return;
 	/* Compare pointers only: a slot may hold a dead zone's address. */
 	for (i = 0; i < PP_PCP_SLOTS; i++)
 		for (j = 0; j < src->nr_zones; j++)

@@ -84,6 +84,20 @@ mutant fork-child-list src/net/core/page_pool.c \
 	's{\t\t\tdefer_head = NULL;\n}{}' \
 	'fork_child user-locked'
 
+# ---- dlopen() ------------------------------------------------------------
+
+# The page allocator's slots (17 KiB a thread) back in thread-local
+# storage: the library's TLS no longer fits glibc's spare static TLS, and
+# dlopen() fails.
+mutant page-alloc-slots-tls src/mm/page_alloc.c \
+	's{(static __thread struct pp_thread_cache tcache;\n)}{$1static __thread struct pp_pcp tcache_slots_tls[PP_PCP_SLOTS] __attribute__((used));\n}' \
+	'dlopen_lib ../src/libpagepool.so'
+# -z nodelete: without it dlclose() unmaps the library while a thread
+# that used it still has to run its per-thread destructors.
+mutant dlopen-nodelete src/meson.build \
+	"s{\\n\\t\\t'-Wl,-z,nodelete'\\)}{)}" \
+	'dlopen_lib ../src/libpagepool.so'
+
 # ---- ptr_ring ------------------------------------------------------------
 
 # Seed 002's order: head-first publishes consumer_head, then zeroes the

@@ -31,6 +31,7 @@
 #include <pagepool/page_pool.h>
 #include <pagepool/skbuff.h>
 
+#include "lib/mem_priv.h"
 #include "lib/tls_priv.h"
 #include "mm/page_frag_cache_priv.h"
 
@@ -39,8 +40,10 @@
 
 /* ---- The skbuff "slab" and the per-thread cache ------------------------ */
 
-/* napi_alloc_cache below is reached per packet: initial-exec
- * (lib/tls_priv.h). */
+/* The per-thread cache below is reached per packet through an
+ * initial-exec pointer (lib/tls_priv.h); the cache itself, 2 KiB, is on
+ * the heap, so that the library's thread-local storage stays small
+ * enough for dlopen(). */
 
 /*
  * The skbuff "slab": structs from the general allocator, with a per-thread
@@ -86,45 +89,51 @@ struct skb_small_head_slab {
 
 struct napi_alloc_cache {
 	unsigned int skb_count;
-	bool registered;
 	struct sk_buff *skb_cache[NAPI_SKB_CACHE_SIZE];
 	struct skbuff_slab slab;
 	struct skb_small_head_slab small;
 };
 
-static __thread struct napi_alloc_cache napi_alloc_cache PP_TLS_IE;
+/* The calling thread's cache, NULL until its first use needs one. It
+ * exists only while its exit-time flush is armed (napi_cache_create()). */
+static __thread struct napi_alloc_cache *napi_cache_self PP_TLS_IE;
 static pthread_key_t napi_cache_key;
 static pthread_once_t napi_cache_once = PTHREAD_ONCE_INIT;
+static bool napi_cache_key_ok;
 
-static void napi_cache_register(struct napi_alloc_cache *nc);
+static struct napi_alloc_cache *napi_cache_create(void);
 
-/* May the calling thread keep a freed object in its cache? Only a thread
- * whose exit frees the cache does (its key armed, on first use). */
-static inline bool
-napi_cache_may_keep(struct napi_alloc_cache *nc)
+/*
+ * The calling thread's cache, made on first use; NULL if it cannot be
+ * (no memory, or no key to free it at the thread's exit): the caller then
+ * goes to the general allocator, as the cache would have.
+ */
+static PP_ALWAYS_INLINE struct napi_alloc_cache *
+napi_cache(void)
 {
-	if (PP_UNLIKELY(!nc->registered))
-		napi_cache_register(nc);
-	return PP_LIKELY(nc->registered);
+	struct napi_alloc_cache *nc = napi_cache_self;
+
+	if (PP_LIKELY(nc != NULL))
+		return nc;
+	return napi_cache_create();
 }
 
 static struct sk_buff *
 skbuff_cache_alloc(void)
 {
-	struct skbuff_slab *sl = &napi_alloc_cache.slab;
+	struct napi_alloc_cache *nc = napi_cache_self;
 
-	if (PP_LIKELY(sl->count > 0))
-		return sl->obj[--sl->count];
+	if (nc != NULL && PP_LIKELY(nc->slab.count > 0))
+		return nc->slab.obj[--nc->slab.count];
 	return malloc(sizeof(struct sk_buff));
 }
 
 static void
 skbuff_cache_free(struct sk_buff *skb)
 {
-	struct napi_alloc_cache *nc = &napi_alloc_cache;
+	struct napi_alloc_cache *nc = napi_cache();
 
-	if (PP_LIKELY(nc->slab.count < SKBUFF_SLAB_CPU) &&
-	    napi_cache_may_keep(nc)) {
+	if (PP_LIKELY(nc != NULL && nc->slab.count < SKBUFF_SLAB_CPU)) {
 		nc->slab.obj[nc->slab.count++] = skb;
 		return;
 	}
@@ -139,13 +148,13 @@ skbuff_cache_free(struct sk_buff *skb)
 static void *
 skb_head_alloc(unsigned int *total)
 {
-	struct skb_small_head_slab *sl = &napi_alloc_cache.small;
+	struct napi_alloc_cache *nc = napi_cache_self;
 
 	if (*total > SKB_SMALL_HEAD_CACHE_SIZE)
 		return aligned_alloc(SMP_CACHE_BYTES, *total);
 	*total = SKB_SMALL_HEAD_CACHE_SIZE;
-	if (PP_LIKELY(sl->count > 0))
-		return sl->obj[--sl->count];
+	if (nc != NULL && PP_LIKELY(nc->small.count > 0))
+		return nc->small.obj[--nc->small.count];
 	return aligned_alloc(SMP_CACHE_BYTES, SKB_SMALL_HEAD_CACHE_SIZE);
 }
 
@@ -154,13 +163,15 @@ skb_head_alloc(unsigned int *total)
 static void
 skb_head_free(void *head, unsigned int end)
 {
-	struct napi_alloc_cache *nc = &napi_alloc_cache;
+	struct napi_alloc_cache *nc;
 
-	if (end == SKB_SMALL_HEAD_HEADROOM &&
-	    PP_LIKELY(nc->small.count < SKB_SMALL_HEAD_CPU) &&
-	    napi_cache_may_keep(nc)) {
-		nc->small.obj[nc->small.count++] = head;
-		return;
+	if (end == SKB_SMALL_HEAD_HEADROOM) {
+		nc = napi_cache();
+		if (PP_LIKELY(nc != NULL &&
+			      nc->small.count < SKB_SMALL_HEAD_CPU)) {
+			nc->small.obj[nc->small.count++] = head;
+			return;
+		}
 	}
 	free(head);
 }
@@ -168,8 +179,10 @@ skb_head_free(void *head, unsigned int end)
 void
 pp_skb_cache_thread_drain(void)
 {
-	struct napi_alloc_cache *nc = &napi_alloc_cache;
+	struct napi_alloc_cache *nc = napi_cache_self;
 
+	if (nc == NULL)
+		return;
 	while (nc->skb_count > 0)
 		free(nc->skb_cache[--nc->skb_count]);
 	while (nc->slab.count > 0)
@@ -183,36 +196,49 @@ napi_cache_destructor(void *arg)
 {
 	(void)arg;
 	pp_skb_cache_thread_drain();
-	/* A later free on this exiting thread (another destructor's) arms
-	 * the key again, and so runs this again. */
-	napi_alloc_cache.registered = false;
+	/* A later free on this exiting thread (another destructor's) makes
+	 * the cache again and arms the key again, and so runs this again. */
+	_pp_free(napi_cache_self);
+	napi_cache_self = NULL;
 }
 
 static void
 napi_cache_key_init(void)
 {
-	/* Without the key a thread's cached structs leak at its exit; the
-	 * cache still works. */
-	(void)pthread_key_create(&napi_cache_key, napi_cache_destructor);
+	napi_cache_key_ok = pthread_key_create(&napi_cache_key,
+					       napi_cache_destructor) == 0;
 }
 
-/* Arm the exit-time flush once per thread, on its first cache use. */
-static void
-napi_cache_register(struct napi_alloc_cache *nc)
+/* Make the calling thread's cache and arm its exit-time flush. Without a
+ * key the cache (and what it holds) would leak at the thread's exit, so
+ * the thread runs uncached. */
+static __attribute__((noinline)) struct napi_alloc_cache *
+napi_cache_create(void)
 {
+	struct napi_alloc_cache *nc;
+
 	pthread_once(&napi_cache_once, napi_cache_key_init);
-	(void)pthread_setspecific(napi_cache_key, nc);
-	nc->registered = true;
+	if (!napi_cache_key_ok)
+		return NULL;
+	nc = _pp_zalloc_aligned(sizeof(*nc), SMP_CACHE_BYTES);
+	if (nc == NULL)
+		return NULL;
+	if (pthread_setspecific(napi_cache_key, nc) != 0) {
+		_pp_free(nc);
+		return NULL;
+	}
+	napi_cache_self = nc;
+	return nc;
 }
 
 static struct sk_buff *
 napi_skb_cache_get(void)
 {
-	struct napi_alloc_cache *nc = &napi_alloc_cache;
+	struct napi_alloc_cache *nc = napi_cache();
 
+	if (PP_UNLIKELY(nc == NULL))
+		return skbuff_cache_alloc();
 	if (PP_UNLIKELY(nc->skb_count == 0)) {
-		if (!nc->registered)
-			napi_cache_register(nc);
 		while (nc->skb_count < NAPI_SKB_CACHE_BULK) {
 			struct sk_buff *skb = skbuff_cache_alloc();
 
@@ -229,11 +255,13 @@ napi_skb_cache_get(void)
 static void
 napi_skb_cache_put(struct sk_buff *skb)
 {
-	struct napi_alloc_cache *nc = &napi_alloc_cache;
+	struct napi_alloc_cache *nc = napi_cache();
 	unsigned int i;
 
-	if (PP_UNLIKELY(!nc->registered))
-		napi_cache_register(nc);
+	if (PP_UNLIKELY(nc == NULL)) {
+		skbuff_cache_free(skb);
+		return;
+	}
 	nc->skb_cache[nc->skb_count++] = skb;
 	if (PP_UNLIKELY(nc->skb_count == NAPI_SKB_CACHE_SIZE)) {
 		for (i = NAPI_SKB_CACHE_HALF; i < NAPI_SKB_CACHE_SIZE; i++)

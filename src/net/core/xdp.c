@@ -38,6 +38,8 @@
 #include <pagepool/xdp.h>
 
 #include "lib/fork_priv.h"
+#include "lib/mem_priv.h"
+#include "lib/tls_priv.h"
 #include "dev_priv.h"
 
 enum {
@@ -321,14 +323,74 @@ struct bpf_redirect_info {
 	struct xdp_dev_bulk_queue bq[XDP_REDIRECT_TARGETS];
 };
 
-static __thread struct bpf_redirect_info redirect_info;
+/*
+ * The calling thread's, NULL until its first bpf_redirect*(). On the heap
+ * (1.3 KiB), reached through an initial-exec pointer, so that the
+ * library's thread-local storage stays small enough for dlopen()
+ * (lib/tls_priv.h); freed at the thread's exit (frames a thread queued
+ * and never flushed are lost with it, as they always were).
+ */
+static __thread struct bpf_redirect_info *redirect_info PP_TLS_IE;
+static pthread_key_t redirect_key;
+static pthread_once_t redirect_once = PTHREAD_ONCE_INIT;
+static bool redirect_key_ok;
+
+static void
+redirect_info_destructor(void *arg)
+{
+	_pp_free(arg);
+	redirect_info = NULL;
+}
+
+static void
+redirect_key_init(void)
+{
+	redirect_key_ok = pthread_key_create(&redirect_key,
+					     redirect_info_destructor) == 0;
+}
+
+/* The calling thread's redirect state, made on first use; NULL without
+ * memory (or a key to free it with at the thread's exit). */
+static __attribute__((noinline)) struct bpf_redirect_info *
+redirect_info_create(void)
+{
+	struct bpf_redirect_info *ri;
+
+	pthread_once(&redirect_once, redirect_key_init);
+	if (!redirect_key_ok)
+		return NULL;
+	ri = _pp_zalloc_aligned(sizeof(*ri), SMP_CACHE_BYTES);
+	if (ri == NULL)
+		return NULL;
+	if (pthread_setspecific(redirect_key, ri) != 0) {
+		_pp_free(ri);
+		return NULL;
+	}
+	redirect_info = ri;
+	return ri;
+}
+
+static PP_ALWAYS_INLINE struct bpf_redirect_info *
+redirect_info_get(void)
+{
+	struct bpf_redirect_info *ri = redirect_info;
+
+	if (PP_LIKELY(ri != NULL))
+		return ri;
+	return redirect_info_create();
+}
 
 long
 bpf_redirect(uint32_t ifindex, uint64_t flags)
 {
-	struct bpf_redirect_info *ri = &redirect_info;
+	struct bpf_redirect_info *ri;
 
 	if (flags != 0)
+		return XDP_ABORTED;
+	/* No memory for the thread's redirect state: the program's verdict
+	 * cannot be carried out, so the frame is aborted (dropped). */
+	ri = redirect_info_get();
+	if (PP_UNLIKELY(ri == NULL))
 		return XDP_ABORTED;
 	ri->tgt_index = ifindex;
 	ri->map = NULL;
@@ -339,9 +401,12 @@ bpf_redirect(uint32_t ifindex, uint64_t flags)
 long
 bpf_redirect_map(void *map, uint32_t key, uint64_t flags)
 {
-	struct bpf_redirect_info *ri = &redirect_info;
+	struct bpf_redirect_info *ri;
 
 	if (flags != 0 || map == NULL)
+		return XDP_ABORTED;
+	ri = redirect_info_get();
+	if (PP_UNLIKELY(ri == NULL))
 		return XDP_ABORTED;
 	ri->map = map;
 	ri->map_key = key;
@@ -405,9 +470,11 @@ bq_xmit_all(struct xdp_dev_bulk_queue *bq)
 void
 xdp_do_flush(void)
 {
-	struct bpf_redirect_info *ri = &redirect_info;
+	struct bpf_redirect_info *ri = redirect_info;
 	unsigned int i;
 
+	if (ri == NULL)
+		return;
 	for (i = 0; i < ri->nbq; i++)
 		bq_xmit_all(&ri->bq[i]);
 	ri->nbq = 0;
@@ -417,7 +484,7 @@ int
 xdp_do_redirect(struct net_device *dev, struct xdp_buff *xdp,
 		const struct bpf_prog *prog)
 {
-	struct bpf_redirect_info *ri = &redirect_info;
+	struct bpf_redirect_info *ri = redirect_info;
 	struct xdp_dev_bulk_queue *bq = NULL;
 	struct bpf_cpu_map_entry *rcpu = NULL;
 	struct net_device *tgt = NULL;
@@ -426,6 +493,9 @@ xdp_do_redirect(struct net_device *dev, struct xdp_buff *xdp,
 
 	(void)dev;
 	(void)prog;
+	/* No state: this thread never asked for a redirect. */
+	if (ri == NULL)
+		return -ENODEV;
 	if (ri->pending && ri->map != NULL) {
 		ri->pending = false;
 		rcpu = _pp_cpu_map_lookup(ri->map, ri->map_key);
@@ -487,10 +557,12 @@ xdp_build_skb_from_frame(struct xdp_frame *xdpf, struct net_device *dev)
 int
 _pp_xdp_generic_redirect(struct sk_buff *skb, const struct bpf_prog *prog)
 {
-	struct bpf_redirect_info *ri = &redirect_info;
+	struct bpf_redirect_info *ri = redirect_info;
 	struct bpf_cpu_map_entry *rcpu;
 	struct net_device *tgt;
 
+	if (ri == NULL)
+		return -ENODEV;
 	/* A CPU map takes the skb itself (the kernel's
 	 * cpu_map_generic_redirect()); a full ring drops it. */
 	if (ri->pending && ri->map != NULL) {
