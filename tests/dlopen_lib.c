@@ -7,7 +7,7 @@
  *  - the load itself: a library whose thread-local storage is marked for
  *    the static TLS block (any initial-exec access marks all of it) loads
  *    only if the whole of that storage fits in what glibc keeps spare for
- *    dlopen(), a few hundred bytes; otherwise dlopen() fails with "cannot
+ *    dlopen(), under 2 KiB; otherwise dlopen() fails with "cannot
  *    allocate memory in static TLS block";
  *  - every per-thread cache the library keeps (the page allocator's, the
  *    skb structs' and small heads', the fragment cache's, XDP's redirect
