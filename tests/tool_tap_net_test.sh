@@ -54,6 +54,19 @@ run() {
 		echo "FAIL: tap_net_test $*: fragment blocks not all back"
 		echo "$out"; fail=1
 	fi
+	# With -F, each path says how much of its task-clock the freeing
+	# thread took: some, and not all of it. Without, no such line.
+	local want=0 fr
+	[[ " $* " == *" -F "* ]] && want=3
+	fr=$(grep -Ec '^ +[0-9.]+ msec freer thread +# +[0-9.]+% of task-clock' <<<"$out")
+	if [ "$fr" -ne "$want" ]; then
+		echo "FAIL: tap_net_test $*: $fr freer-thread lines, want $want"
+		echo "$out"; fail=1
+	elif [ "$want" -gt 0 ] && grep -E 'msec freer thread' <<<"$out" |
+	     awk '{ if ($1 <= 0 || $6 + 0 >= 100) bad = 1 } END { exit !bad }'; then
+		echo "FAIL: tap_net_test $*: a freer-thread share not in (0, 100%)"
+		echo "$out"; fail=1
+	fi
 	last=$out
 }
 

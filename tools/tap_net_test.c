@@ -101,6 +101,7 @@ struct loop {
 	int freer_sleeping;	/* futex word: the freer waits on 1 */
 	uint64_t out, received, freed_here, freed_there, other;
 	uint64_t split;		/* payloads in more than one fragment */
+	double freer_ms;	/* the freer's CPU time, at its exit */
 };
 
 static uint16_t
@@ -372,6 +373,17 @@ freer_kick(struct loop *l)
 		freer_wake(l);
 }
 
+/* The calling thread's CPU time so far, in ms. */
+static double
+thread_cpu_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 /*
  * The freer: frees the replies the receiving thread queued until the ring
  * is empty, then sleeps on a futex until the next window's replies are
@@ -410,6 +422,7 @@ freer_main(void *arg)
 		__atomic_store_n(&l->freer_sleeping, 0, __ATOMIC_RELAXED);
 	}
 	pp_thread_cache_drain();
+	l->freer_ms = thread_cpu_ms();
 	return NULL;
 }
 
@@ -479,6 +492,7 @@ recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
 
 struct result {
 	double elapsed, task_ms, user_ms, sys_ms, csw, faults;
+	double freer_ms;	/* -F: the freer thread's share of task_ms */
 	uint64_t in_use, other, split;
 	long held;		/* blocks still referenced; -1 not tracked */
 	unsigned int blocks;	/* distinct blocks fragments came from */
@@ -595,6 +609,7 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 	res->user_ms = tv_ms(&ru1.ru_utime) - tv_ms(&ru0.ru_utime);
 	res->sys_ms = tv_ms(&ru1.ru_stime) - tv_ms(&ru0.ru_stime);
 	res->task_ms = res->user_ms + res->sys_ms;
+	res->freer_ms = l.freer_ms;
 	res->csw = (double)(ru1.ru_nvcsw + ru1.ru_nivcsw -
 			    ru0.ru_nvcsw - ru0.ru_nivcsw);
 	res->faults = (double)(ru1.ru_minflt + ru1.ru_majflt -
@@ -663,8 +678,8 @@ report(const struct opts *o, enum path p, const struct result *r,
        const struct result *base, const struct result *vs_malloc)
 {
 	double el[o->runs], tc[o->runs], cs[o->runs], fps[o->runs];
-	double us[o->runs], sy[o->runs], pf[o->runs];
-	double m, s, mt, st, mc, sc, mf, sf, mu, su, ms, ss, mp, sp;
+	double us[o->runs], sy[o->runs], pf[o->runs], fr[o->runs];
+	double m, s, mt, st, mc, sc, mf, sf, mu, su, ms, ss, mp, sp, mr, sr;
 
 	for (unsigned int i = 0; i < o->runs; i++) {
 		el[i] = r[i].elapsed;
@@ -674,6 +689,7 @@ report(const struct opts *o, enum path p, const struct result *r,
 		cs[i] = r[i].csw;
 		pf[i] = r[i].faults;
 		fps[i] = 2.0 * (double)o->frames / r[i].elapsed;
+		fr[i] = r[i].freer_ms;
 	}
 	mean_sd(el, o->runs, &m, &s);
 	mean_sd(tc, o->runs, &mt, &st);
@@ -682,10 +698,16 @@ report(const struct opts *o, enum path p, const struct result *r,
 	mean_sd(cs, o->runs, &mc, &sc);
 	mean_sd(pf, o->runs, &mp, &sp);
 	mean_sd(fps, o->runs, &mf, &sf);
+	mean_sd(fr, o->runs, &mr, &sr);
 	printf("\n Performance counter stats for '%s' (%u runs):\n\n",
 	       path_name[p], o->runs);
 	printf(" %14.2f msec task-clock       # %6.3f CPUs utilized  ( +- %5.2f%% )\n",
 	       mt, m > 0 ? mt / 1e3 / m : 0, pct(st, mt));
+	/* Where -F's task-clock goes: the freer's part (its frees and
+	 * wakes), the rest the receiving thread's and the kernel's. */
+	if (o->freer)
+		printf(" %14.2f msec freer thread     # %6.1f%% of task-clock ( +- %5.2f%% )\n",
+		       mr, mt > 0 ? 100.0 * mr / mt : 0, pct(sr, mr));
 	printf(" %14.0f      context-switches # %6.3f K/sec          ( +- %5.2f%% )\n",
 	       mc, m > 0 ? mc / m / 1e3 : 0, pct(sc, mc));
 	printf(" %14.0f      page-faults      # %6.3f K/sec          ( +- %5.2f%% )\n",
