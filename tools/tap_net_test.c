@@ -390,7 +390,7 @@ thread_cpu_ms(void)
  * queued (the receiver wakes it once a window, as the kernel's deferred
  * skb frees wake the remote CPU once a batch). It does not poll the empty
  * ring: no wake can come before the window ends, and the polling was
- * task-clock that measured nothing, about a fifth of an -F run's, and
+ * task-clock that measured nothing, about a third of an -F run's, and
  * differed between the paths with the receiver's timing. (It spun on
  * sched_yield() once, which on a loaded machine made the -F figures
  * mostly scheduler noise.)
