@@ -96,6 +96,23 @@ _pp_free(void *ptr)
 	free(ptr);
 }
 
+void *
+_pp_zalloc_thread(pthread_key_t key, size_t size)
+{
+	void *ptr = _pp_zalloc_aligned(size, SMP_CACHE_BYTES);
+	int err;
+
+	if (ptr == NULL)
+		return NULL;
+	err = pthread_setspecific(key, ptr);
+	if (err != 0) {
+		_pp_free(ptr);
+		errno = err;
+		return NULL;
+	}
+	return ptr;
+}
+
 /* ---- Delay points (tests only) ---- */
 
 #if PP_TEST_HOOKS

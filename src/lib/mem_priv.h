@@ -9,6 +9,7 @@
 #ifndef PAGEPOOL_MEM_PRIV_H
 #define PAGEPOOL_MEM_PRIV_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include <pagepool/kcompat.h>
@@ -20,6 +21,16 @@
  */
 void *_pp_zalloc_aligned(size_t size, size_t align);
 void _pp_free(void *ptr);
+
+/*
+ * _pp_zalloc_thread() - the calling thread's per-thread state, made on
+ * its first use: _pp_zalloc_aligned(@size, SMP_CACHE_BYTES), set as the
+ * thread's value of @key, so the key's destructor gets it when the thread
+ * exits. NULL (errno ENOMEM, or pthread_setspecific()'s error) with
+ * nothing kept. The caller keeps the pointer in its own initial-exec
+ * variable (lib/tls_priv.h) for its fast paths.
+ */
+void *_pp_zalloc_thread(pthread_key_t key, size_t size);
 
 /* True if the injector says this allocation must fail (counts it). */
 int _pp_fault_should_fail(void);

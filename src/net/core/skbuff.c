@@ -220,13 +220,7 @@ napi_cache_create(void)
 	pthread_once(&napi_cache_once, napi_cache_key_init);
 	if (!napi_cache_key_ok)
 		return NULL;
-	nc = _pp_zalloc_aligned(sizeof(*nc), SMP_CACHE_BYTES);
-	if (nc == NULL)
-		return NULL;
-	if (pthread_setspecific(napi_cache_key, nc) != 0) {
-		_pp_free(nc);
-		return NULL;
-	}
+	nc = _pp_zalloc_thread(napi_cache_key, sizeof(*nc));
 	napi_cache_self = nc;
 	return nc;
 }

@@ -359,13 +359,7 @@ redirect_info_create(void)
 	pthread_once(&redirect_once, redirect_key_init);
 	if (!redirect_key_ok)
 		return NULL;
-	ri = _pp_zalloc_aligned(sizeof(*ri), SMP_CACHE_BYTES);
-	if (ri == NULL)
-		return NULL;
-	if (pthread_setspecific(redirect_key, ri) != 0) {
-		_pp_free(ri);
-		return NULL;
-	}
+	ri = _pp_zalloc_thread(redirect_key, sizeof(*ri));
 	redirect_info = ri;
 	return ri;
 }
