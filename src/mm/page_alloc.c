@@ -733,20 +733,23 @@ tcache_register(void)
 	if (tcache.registered < 0)
 		return 0;
 	pthread_once(&tcache_once, tcache_key_init);
-	/* No memory for the slots: uncached for now, and asked again at the
-	 * next refill (not given up for good, as below). */
-	if (tcache_key_ok && !tcache_slots_get())
-		return 0;
-	if (tcache_key_ok && pthread_setspecific(tcache_key, &tcache) == 0) {
-		tcache.registered = 1;
-		if (tcache.inbox_id == 0)
-			tcache.inbox_id = inbox_claim();
-		if (tcache.last == NULL)
-			tcache.last = &tcache.slots[0];
-		tc_self = &tcache;
-		return 1;
+	if (tcache_key_ok) {
+		/* No memory for the slots: uncached for now, and asked again
+		 * at the next refill or free (not given up for good, as
+		 * below). */
+		if (!tcache_slots_get())
+			return 0;
+		if (pthread_setspecific(tcache_key, &tcache) == 0) {
+			tcache.registered = 1;
+			if (tcache.inbox_id == 0)
+				tcache.inbox_id = inbox_claim();
+			if (tcache.last == NULL)
+				tcache.last = &tcache.slots[0];
+			tc_self = &tcache;
+			return 1;
+		}
+		tcache_slots_put();
 	}
-	tcache_slots_put();
 	/* Without a destructor, cached pages would outlive the thread:
 	 * run this thread uncached instead. */
 	tcache.registered = -1;
