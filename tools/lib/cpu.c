@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pagepool/atomic_pvt.h>
+
 #include "cpu.h"
 
 static int
@@ -78,6 +80,98 @@ pp_tool_pin_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) != 0 ? -errno : 0;
+}
+
+enum { LINE_RTT_ROUNDS = 9, LINE_RTT_TRIPS = 20000 };
+
+struct line_rtt {
+	/* The line that travels: odd when @b's thread is to answer, even
+	 * when @a's; the count of half trips so far. */
+	_Alignas(64) long turn;
+};
+
+/* The thread on CPU @b: answers each odd value with the next even one. */
+static void *
+line_rtt_partner(void *arg)
+{
+	struct line_rtt *lr = arg;
+
+	for (long want = 1; want < 2L * LINE_RTT_ROUNDS * LINE_RTT_TRIPS;
+	     want += 2) {
+		/* Acquire: pairs with the release store in
+		 * pp_tool_line_rtt_ns() that handed the line over. */
+		while (__atomic_load_n(&lr->turn, __ATOMIC_ACQUIRE) != want)
+			pp_cpu_relax();
+		/* Release: pairs with the acquire load in
+		 * pp_tool_line_rtt_ns() that waits for the answer. */
+		__atomic_store_n(&lr->turn, want + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+double
+pp_tool_line_rtt_ns(int a, int b)
+{
+	double ns[LINE_RTT_ROUNDS];
+	struct line_rtt lr = { .turn = 0 };
+	cpu_set_t saved, set;
+	pthread_attr_t attr;
+	pthread_t partner;
+	long turn = 0;
+	int err;
+
+	/* One CPU would take turns by time slices, not by cache lines. */
+	if (a < 0 || b < 0 || a >= CPU_SETSIZE || b >= CPU_SETSIZE || a == b)
+		return -EINVAL;
+	err = pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved);
+	if (err != 0)
+		return -err;
+	CPU_ZERO(&set);
+	CPU_SET(a, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err != 0)
+		return -err;
+	CPU_ZERO(&set);
+	CPU_SET(b, &set);
+	err = pthread_attr_init(&attr);
+	if (err == 0) {
+		err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		if (err == 0)
+			err = pthread_create(&partner, &attr, line_rtt_partner,
+					     &lr);
+		pthread_attr_destroy(&attr);
+	}
+	if (err != 0) {
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(saved),
+					     &saved);
+		return -err;
+	}
+	for (int r = 0; r < LINE_RTT_ROUNDS; r++) {
+		uint64_t t0 = pp_tool_now_ns();
+
+		for (int i = 0; i < LINE_RTT_TRIPS; i++) {
+			/* Release: pairs with the partner's acquire load. */
+			__atomic_store_n(&lr.turn, ++turn, __ATOMIC_RELEASE);
+			++turn;
+			/* Acquire: pairs with the partner's release store. */
+			while (__atomic_load_n(&lr.turn, __ATOMIC_ACQUIRE) !=
+			       turn)
+				pp_cpu_relax();
+		}
+		ns[r] = (double)(pp_tool_now_ns() - t0) / LINE_RTT_TRIPS;
+	}
+	pthread_join(partner, NULL);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	qsort(ns, LINE_RTT_ROUNDS, sizeof(ns[0]), cmp_double);
+	return ns[LINE_RTT_ROUNDS / 2];
 }
 
 static void

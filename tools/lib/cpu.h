@@ -33,6 +33,17 @@ int pp_tool_pin_nth_cpu(int idx);
  */
 int pp_tool_pin_cpu(int cpu);
 
+/*
+ * How far apart CPUs @a and @b are: the median time, in nanoseconds, for
+ * one cache line to go from @a to @b and back, two threads pinned there
+ * writing it in turn (9 rounds of 20000 round trips; tens of ms). On a
+ * virtual machine the host may move its vCPUs, and a workload whose
+ * threads share lines moves with it: a figure to print beside such
+ * results. The calling thread's affinity is restored. Returns the time,
+ * or -errno (a CPU it may not run on, a thread it cannot start).
+ */
+double pp_tool_line_rtt_ns(int a, int b);
+
 /* Seconds on CLOCK_MONOTONIC: for rates over a run, not for timing code. */
 double pp_tool_now_s(void);
 
