@@ -14,7 +14,9 @@
 # within a run, so it is not moved by one slowed run as the means are).
 # Three workloads: ICMP echo of 60-1514 bytes, ARP of
 # 60-1514 bytes (both on one core, pinned), and ICMP echo of 60-9000
-# bytes with the replies freed on a second thread.
+# bytes with the replies freed on a second thread, with the cache-line
+# round trip between its two CPUs before and after (docs/benchmarks.md:
+# on a VM the host's placement of the vCPUs moves that workload's ratios).
 #
 # tap_net_test needs root (a network namespace and a TAP device) and
 # /dev/net/tun; without them the suite prints why and exits 0.
@@ -101,6 +103,9 @@ workload() {
 		return 1
 	fi
 	head -n1 <<<"$out"
+	# -F: how far apart the two threads' CPUs were (the host may move
+	# a VM's vCPUs, and -F's ratios move with them).
+	grep -E '^tap_net_test: CPU .* cache-line round trip' <<<"$out" || true
 	table <<<"$out"
 }
 

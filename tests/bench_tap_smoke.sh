@@ -3,7 +3,8 @@
 #
 # Smoke test of bench/tap_suite.sh: with tiny runs it prints, for each of
 # its three workloads, the seed's two rows and one measured row per path
-# (page_frag_cache, page_frag, malloc) with 0 buffers in use; as a user
+# (page_frag_cache, page_frag, malloc) with 0 buffers in use, and for the
+# -F one the cache-line round trip between its two CPUs; as a user
 # without root, or without /dev/net/tun, it prints why it skipped and
 # exits 0; bad usage exits 2.
 # No rate is checked: speed belongs in benchmarks.
@@ -33,6 +34,14 @@ fi
 rows=$(grep -Ec '^\| ours: (page_frag_cache|page_frag|malloc) +\| [0-9.]+ \+- [0-9.]+% +\| [0-9]+ +\| [0-9]+ \+- [0-9.]+% +\| [0-9.]+ \+- [0-9.]+ +\| [0-9.]+ / [0-9.]+ +\| (1|[0-9.]+ \([0-9]+ of [0-9]+ <= 1\)) +\| 0 \|$' <<<"$out")
 if [ "$rows" -ne 9 ]; then
 	echo "FAIL: $rows of 9 measured rows with 0 buffers in use"; echo "$out"
+	fail=1
+fi
+# The -F workload says how far apart its two CPUs were, before and after.
+want=0
+[ "$(nproc)" -ge 2 ] && want=2
+rtt=$(grep -Ec '^tap_net_test: CPU [0-9]+ \(receiving\) and CPU [0-9]+ \(freer\): cache-line round trip [0-9]+ ns (before|after) the runs$' <<<"$out")
+if [ "$rtt" -ne "$want" ]; then
+	echo "FAIL: $rtt cache-line round trip lines, want $want"; echo "$out"
 	fail=1
 fi
 

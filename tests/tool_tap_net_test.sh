@@ -4,7 +4,9 @@
 # Drives tap_net_test end to end through a real TAP device: every frame
 # size from 60 to 9000 bytes makes the round trip intact on the
 # page_frag_cache, page_frag and malloc paths, as ICMP echo and as ARP,
-# with the replies freed on the receiving thread and on a second thread;
+# with the replies freed on the receiving thread and on a second thread
+# (then, on two CPUs or more, the threads' cache-line round trip is
+# printed before and after the runs);
 # payloads span block boundaries (the cache's prepare finds too little
 # room) and no buffer stays in use: every block the fragments came from
 # is back with the page allocator (its count at zero);
@@ -65,6 +67,15 @@ run() {
 	elif [ "$want" -gt 0 ] && grep -E 'msec freer thread' <<<"$out" |
 	     awk '{ if ($1 <= 0 || $6 + 0 >= 100) bad = 1 } END { exit !bad }'; then
 		echo "FAIL: tap_net_test $*: a freer-thread share not in (0, 100%)"
+		echo "$out"; fail=1
+	fi
+	# With -F on two CPUs or more, how far apart the two threads' CPUs
+	# are, before and after the runs; without -F, no such line.
+	local rtt=0
+	if [ "$want" -gt 0 ] && [ "$(nproc)" -ge 2 ]; then rtt=2; fi
+	fr=$(grep -Ec "^tap_net_test: CPU [0-9]+ \(receiving\) and CPU [0-9]+ \(freer\): cache-line round trip [1-9][0-9]* ns (before|after) the runs$" <<<"$out")
+	if [ "$fr" -ne "$rtt" ]; then
+		echo "FAIL: tap_net_test $*: $fr cache-line round trip lines, want $rtt"
 		echo "$out"; fail=1
 	fi
 	last=$out

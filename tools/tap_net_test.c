@@ -55,6 +55,7 @@
 #include <pagepool/ptr_ring.h>
 
 #include "cli.h"
+#include "cpu.h"
 #include "frag_sock.h"
 #include "run_order.h"
 
@@ -87,6 +88,9 @@ struct opts {
 	unsigned long frames;
 	enum proto proto;
 	bool freer, nocache, nobind, paths[NR_PATHS];
+	/* -F on two CPUs or more: the receiving thread's and the freer's;
+	 * -1 when the threads are left unpinned. */
+	int recv_cpu, freer_cpu;
 };
 
 struct loop {
@@ -426,6 +430,43 @@ freer_main(void *arg)
 	return NULL;
 }
 
+/* How far apart -F's two CPUs are, @when the runs: one line. */
+static void
+print_line_rtt(const struct opts *o, const char *when)
+{
+	double ns = pp_tool_line_rtt_ns(o->recv_cpu, o->freer_cpu);
+
+	if (ns < 0)
+		printf(PROG ": CPU %d (receiving) and CPU %d (freer): cache-line round trip not measured (%s)\n",
+		       o->recv_cpu, o->freer_cpu, strerror((int)-ns));
+	else
+		printf(PROG ": CPU %d (receiving) and CPU %d (freer): cache-line round trip %.0f ns %s the runs\n",
+		       o->recv_cpu, o->freer_cpu, ns, when);
+	fflush(stdout);
+}
+
+/* Start @l's freer thread, on its CPU when -F pins the two threads. */
+static int
+start_freer(struct loop *l)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	if (l->o->freer_cpu < 0)
+		return pthread_create(&l->freer, NULL, freer_main, l);
+	err = pthread_attr_init(&attr);
+	if (err != 0)
+		return err;
+	CPU_ZERO(&set);
+	CPU_SET(l->o->freer_cpu, &set);
+	err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (err == 0)
+		err = pthread_create(&l->freer, &attr, freer_main, l);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
 /* Read one frame; 1 if it was the reply to @base's window, 0 other, <0. */
 static int
 recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
@@ -526,7 +567,7 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 		(void)frag_sock_bind(&l.sk);
 	if (o->freer) {
 		if (ptr_ring_init(&l.ring, 1024, GFP_KERNEL) != 0 ||
-		    pthread_create(&l.freer, NULL, freer_main, &l) != 0) {
+		    start_freer(&l) != 0) {
 			fprintf(stderr, PROG ": cannot start the freer thread\n");
 			frag_sock_release(&l.sk);
 			frag_sock_destroy(&l.sk);
@@ -848,7 +889,9 @@ usage(FILE *out)
 "  -n FRAMES    requests per run (default 100000)\n"
 "  -s MIN[:MAX] frame sizes in bytes, 60 to 9000, cycled MIN..MAX (default 60:1514)\n"
 "  -q INFLIGHT  requests in flight before the replies are read (1-256, default 8)\n"
-"  -F           free the replies on a second thread\n"
+"  -F           free the replies on a second thread (with two CPUs or more:\n"
+"               receiving on the first, freeing on the second, and their\n"
+"               cache-line round trip printed before and after the runs)\n"
 "  -p PATHS     page_frag_cache, page_frag, malloc (comma separated; default all)\n"
 "  --proto P    icmp: echo requests, the replies checked byte for byte (default);\n"
 "               arp: ARP requests for the TAP's address padded to the frame size,\n"
@@ -874,7 +917,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .runs = 10, .inflight = 8, .min_size = MIN_FRAME,
-			  .max_size = 1514, .frames = 100000 };
+			  .max_size = 1514, .frames = 100000,
+			  .recv_cpu = -1, .freer_cpu = -1 };
 	struct result *res[NR_PATHS] = { NULL };
 	unsigned int mtu, max_len;
 	bool any = false;
@@ -981,6 +1025,23 @@ main(int argc, char **argv)
 	       o.freer ? "on a second thread" : "on the receiving thread",
 	       o.nocache ? ", non-temporal payload copy" : "",
 	       o.nobind ? ", cache not bound (atomic frees)" : "");
+	if (o.freer && pp_tool_ncpus() >= 2) {
+		/*
+		 * The two threads share the blocks' count lines, so -F's
+		 * figures depend on how far apart their CPUs are: pin them,
+		 * and say how far, before and after the runs (a VM's host
+		 * may move its vCPUs meanwhile; docs/benchmarks.md).
+		 */
+		o.recv_cpu = pp_tool_nth_cpu(0);
+		o.freer_cpu = pp_tool_nth_cpu(1);
+		if (o.recv_cpu < 0 || o.freer_cpu < 0 ||
+		    pp_tool_pin_cpu(o.recv_cpu) != 0) {
+			fprintf(stderr, PROG ": cannot pin the receiving thread; the threads run unpinned\n");
+			o.recv_cpu = o.freer_cpu = -1;
+		} else {
+			print_line_rtt(&o, "before");
+		}
+	}
 	/*
 	 * Paths interleave within each run, so drift hits them alike, in
 	 * run_order_of()'s orders, so that each path follows each other
@@ -1002,6 +1063,8 @@ main(int argc, char **argv)
 	close(fd);
 	if (rc != 0)
 		return rc;
+	if (o.recv_cpu >= 0)
+		print_line_rtt(&o, "after");
 	for (int p = 0; p < NR_PATHS; p++) {
 		if (!o.paths[p])
 			continue;
