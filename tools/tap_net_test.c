@@ -445,28 +445,6 @@ print_line_rtt(const struct opts *o, const char *when)
 	fflush(stdout);
 }
 
-/* Start @l's freer thread, on its CPU when -F pins the two threads. */
-static int
-start_freer(struct loop *l)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	if (l->o->freer_cpu < 0)
-		return pthread_create(&l->freer, NULL, freer_main, l);
-	err = pthread_attr_init(&attr);
-	if (err != 0)
-		return err;
-	CPU_ZERO(&set);
-	CPU_SET(l->o->freer_cpu, &set);
-	err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (err == 0)
-		err = pthread_create(&l->freer, &attr, freer_main, l);
-	pthread_attr_destroy(&attr);
-	return err;
-}
-
 /* Read one frame; 1 if it was the reply to @base's window, 0 other, <0. */
 static int
 recv_one(struct loop *l, uint64_t base, uint64_t nth, unsigned char *got)
@@ -567,7 +545,8 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 		(void)frag_sock_bind(&l.sk);
 	if (o->freer) {
 		if (ptr_ring_init(&l.ring, 1024, GFP_KERNEL) != 0 ||
-		    start_freer(&l) != 0) {
+		    pp_tool_thread_create_on(&l.freer, o->freer_cpu,
+					     freer_main, &l) != 0) {
 			fprintf(stderr, PROG ": cannot start the freer thread\n");
 			frag_sock_release(&l.sk);
 			frag_sock_destroy(&l.sk);

@@ -82,6 +82,30 @@ pp_tool_pin_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) != 0 ? -errno : 0;
 }
 
+int
+pp_tool_thread_create_on(pthread_t *thread, int cpu, void *(*fn)(void *),
+			 void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	if (cpu < 0)
+		return -pthread_create(thread, NULL, fn, arg);
+	if (cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	err = pthread_attr_init(&attr);
+	if (err != 0)
+		return -err;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (err == 0)
+		err = pthread_create(thread, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return -err;
+}
+
 enum { LINE_RTT_ROUNDS = 9, LINE_RTT_TRIPS = 20000 };
 
 struct line_rtt {
@@ -122,8 +146,7 @@ pp_tool_line_rtt_ns(int a, int b)
 {
 	double ns[LINE_RTT_ROUNDS];
 	struct line_rtt lr = { .turn = 0 };
-	cpu_set_t saved, set;
-	pthread_attr_t attr;
+	cpu_set_t saved;
 	pthread_t partner;
 	long turn = 0;
 	int err;
@@ -134,25 +157,14 @@ pp_tool_line_rtt_ns(int a, int b)
 	err = pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved);
 	if (err != 0)
 		return -err;
-	CPU_ZERO(&set);
-	CPU_SET(a, &set);
-	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	err = pp_tool_pin_cpu(a);
 	if (err != 0)
-		return -err;
-	CPU_ZERO(&set);
-	CPU_SET(b, &set);
-	err = pthread_attr_init(&attr);
-	if (err == 0) {
-		err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		if (err == 0)
-			err = pthread_create(&partner, &attr, line_rtt_partner,
-					     &lr);
-		pthread_attr_destroy(&attr);
-	}
+		return err;
+	err = pp_tool_thread_create_on(&partner, b, line_rtt_partner, &lr);
 	if (err != 0) {
 		(void)pthread_setaffinity_np(pthread_self(), sizeof(saved),
 					     &saved);
-		return -err;
+		return err;
 	}
 	for (int r = 0; r < LINE_RTT_ROUNDS; r++) {
 		uint64_t t0 = pp_tool_now_ns();

@@ -9,6 +9,7 @@
 #ifndef PAGEPOOL_TOOLS_CPU_H
 #define PAGEPOOL_TOOLS_CPU_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,6 +33,14 @@ int pp_tool_pin_nth_cpu(int idx);
  * affinity mask). Returns 0, or -errno.
  */
 int pp_tool_pin_cpu(int cpu);
+
+/*
+ * Start a thread running @fn(@arg) that is pinned to CPU @cpu from its
+ * first instruction (pthread_create() with an affinity attribute), or
+ * unpinned for a negative @cpu. Returns 0, or -errno.
+ */
+int pp_tool_thread_create_on(pthread_t *thread, int cpu,
+			     void *(*fn)(void *), void *arg);
 
 /*
  * How far apart CPUs @a and @b are: the median time, in nanoseconds, for
