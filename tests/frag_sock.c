@@ -10,7 +10,7 @@
  *    fragment;
  *  - frames read into the room left (a SOCK_SEQPACKET pair stands in for
  *    the TAP fd: one read, one frame) take a fresh block when prepare finds
- *    too little room;
+ *    too little room, and start on a cache line, as tun's;
  *  - skbs and frames freed on another thread than the one that allocated
  *    them;
  *  - after the socket is released and every fragment freed, the page
@@ -160,6 +160,52 @@ test_rx_boundary(enum frag_sock_path path)
 	close(sv[1]);
 }
 
+/*
+ * Every frame read starts on a cache line, as tun_build_skb() starts its
+ * frames: after frames of odd lengths, and after a payload the TX path
+ * copied right behind the last frame, ending anywhere. The frames stay
+ * out meanwhile, so neither path can start over at offset 0.
+ */
+static void
+test_rx_aligned(enum frag_sock_path path)
+{
+	static const size_t lens[] = { 1001, 77, 60, 1514, 333 };
+	static unsigned char buf[1514];
+	struct frag_frame fr[5];
+	struct frag_sock sk;
+	struct sk_buff *skb[5];
+	struct iovec iov;
+	int sv[2];
+
+	CHECK_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	frag_sock_init(&sk, path);
+	for (unsigned int i = 0; i < 5; i++) {
+		/* An odd payload first: the TX copy ends off a line. */
+		fill(buf, 13 + i, 100 + i);
+		iov = (struct iovec){ buf, 13 + i };
+		skb[i] = alloc_skb(128, GFP_KERNEL);
+		CHECK(skb[i] != NULL);
+		CHECK_EQ(frag_sock_sendmsg(&sk, skb[i], &iov, 1), 13 + i);
+		fill(buf, lens[i], i);
+		CHECK_EQ(write(sv[0], buf, lens[i]), lens[i]);
+		CHECK_EQ(frag_sock_read_frame(&sk, sv[1], 1514, &fr[i]),
+			 lens[i]);
+		CHECK_EQ((uintptr_t)fr[i].va % SMP_CACHE_BYTES, 0);
+		check_frame(&fr[i], lens[i], i);
+		check_skb(skb[i], 13 + i, 100 + i);
+	}
+	for (unsigned int i = 0; i < 5; i++) {
+		check_frame(&fr[i], lens[i], i);
+		frag_frame_free(&fr[i]);
+		kfree_skb(skb[i]);
+	}
+	frag_sock_release(&sk);
+	CHECK_EQ(frag_sock_blocks_held(&sk), 0);
+	frag_sock_destroy(&sk);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* ---- Cross-thread frees ------------------------------------------------ */
 
 #define RING	64
@@ -262,6 +308,7 @@ main(void)
 	for (unsigned int i = 0; i < 2; i++) {
 		test_tx_boundary(paths[i]);
 		test_rx_boundary(paths[i]);
+		test_rx_aligned(paths[i]);
 		test_cross_thread(paths[i]);
 		/* Every fragment came back: every page is free again. */
 		pp_thread_cache_drain();

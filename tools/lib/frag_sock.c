@@ -341,9 +341,17 @@ frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
 
 	if (sk == NULL || fr == NULL || max_len == 0)
 		return -EINVAL;
+	/*
+	 * Each frame starts on a cache line, as tun_build_skb() aligns the
+	 * offset to SMP_CACHE_BYTES before its refill: the kernel's copy of
+	 * the frame then fills whole lines, and the frame does not share
+	 * its first line with the fragment before it, which another thread
+	 * may be reading or freeing.
+	 */
 	if (sk->path == FRAG_SOCK_CACHE) {
-		va = page_frag_alloc_refill_prepare(&sk->nc, max_len, &pf,
-						    GFP_KERNEL);
+		va = page_frag_alloc_refill_prepare_align(&sk->nc, max_len, &pf,
+							  GFP_KERNEL,
+							  SMP_CACHE_BYTES);
 		if (va == NULL && errno == ENOMEM && max_len > PAGE_SIZE) {
 			/*
 			 * A request above a page that does not fit in what is
@@ -354,12 +362,15 @@ frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
 			 */
 			page_frag_cache_drain(&sk->nc);
 			sk->refills++;
-			va = page_frag_alloc_refill_prepare(&sk->nc, max_len,
-							    &pf, GFP_KERNEL);
+			va = page_frag_alloc_refill_prepare_align(
+				&sk->nc, max_len, &pf, GFP_KERNEL,
+				SMP_CACHE_BYTES);
 		}
 		if (va == NULL)
 			return -errno;
 	} else {
+		/* Past the size, the refill's room test fails: a new page. */
+		sk->pf.offset = SKB_DATA_ALIGN(sk->pf.offset);
 		if (!frag_sock_page_frag_refill(max_len, &sk->pf))
 			return -ENOMEM;
 		pf = sk->pf;

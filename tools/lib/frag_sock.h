@@ -122,8 +122,9 @@ ssize_t frag_sock_sendmsg(struct frag_sock *sk, struct sk_buff *skb,
 			  const struct iovec *iov, int iovcnt);
 
 /*
- * tun's receive: prepare room for @max_len bytes, read() one frame from
- * @fd into it and commit the bytes read as a fragment described by @fr
+ * tun's receive: prepare room for @max_len bytes at the next cache line
+ * (tun_build_skb() aligns its offset to SMP_CACHE_BYTES), read() one frame
+ * from @fd into it and commit the bytes read as a fragment described by @fr
  * (free it with frag_frame_free()). Return the length, 0 when @fd had
  * nothing (EAGAIN, nothing committed), or -errno.
  */
