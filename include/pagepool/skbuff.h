@@ -8,7 +8,8 @@
  * RX path needs: a head built over a buffer the driver already owns
  * (build_skb(), napi_build_skb()) with the headroom in front and struct
  * skb_shared_info at the tail of the buffer, page fragments
- * (skb_add_rx_frag()), and the free paths that give page_pool pages back to
+ * (skb_add_rx_frag(), or the inline skb_fill_page_desc() family a TX path
+ * copies into), and the free paths that give page_pool pages back to
  * their pool.
  *
  *   head          data             tail        end
@@ -223,6 +224,142 @@ static inline void
 skb_reset_network_header(struct sk_buff *skb)
 {
 	skb->network_header = (uint16_t)(skb->data - skb->head);
+}
+
+/*
+ * ---- Fragments: the kernel's inline accessors and fillers --------------
+ *
+ * What a TX path builds its skbs with (tcp_sendmsg() and the seed 004
+ * callers): inline and unchecked, as in the kernel, where the caller
+ * already knows @i is the next free slot. skb_add_rx_frag() is the
+ * checked, out-of-line way to attach one. The kernel's
+ * __skb_fill_page_desc() also marks the skb pfmemalloc for a page from the
+ * reserves; pagepool's skbs carry no such mark.
+ */
+
+/** skb_frag_page() - the page @frag's bytes lie in. */
+static inline struct page *
+skb_frag_page(const skb_frag_t *frag)
+{
+	return frag->netmem;
+}
+
+/** skb_frag_size() - how many bytes @frag holds. */
+static inline unsigned int
+skb_frag_size(const skb_frag_t *frag)
+{
+	return frag->len;
+}
+
+/** skb_frag_size_set() - @frag holds @size bytes. */
+static inline void
+skb_frag_size_set(skb_frag_t *frag, unsigned int size)
+{
+	frag->len = size;
+}
+
+/** skb_frag_size_add() - @frag grows by @delta bytes at its end. */
+static inline void
+skb_frag_size_add(skb_frag_t *frag, int delta)
+{
+	frag->len += (unsigned int)delta;
+}
+
+/** skb_frag_size_sub() - @frag loses @delta bytes at its end. */
+static inline void
+skb_frag_size_sub(skb_frag_t *frag, int delta)
+{
+	frag->len -= (unsigned int)delta;
+}
+
+/** skb_frag_off() - where @frag's bytes start in its page. */
+static inline unsigned int
+skb_frag_off(const skb_frag_t *frag)
+{
+	return frag->offset;
+}
+
+/** skb_frag_off_set() - @frag's bytes start at @offset in its page. */
+static inline void
+skb_frag_off_set(skb_frag_t *frag, unsigned int offset)
+{
+	frag->offset = offset;
+}
+
+/** skb_frag_off_add() - move @frag's start @delta bytes on. */
+static inline void
+skb_frag_off_add(skb_frag_t *frag, int delta)
+{
+	frag->offset += (unsigned int)delta;
+}
+
+/** skb_frag_address() - the address of @frag's first byte. */
+static inline void *
+skb_frag_address(const skb_frag_t *frag)
+{
+	return (unsigned char *)page_address(skb_frag_page(frag)) +
+	       skb_frag_off(frag);
+}
+
+/** skb_frag_fill_page_desc() - @frag is bytes [@off, @off + @size) of @page. */
+static inline void
+skb_frag_fill_page_desc(skb_frag_t *frag, struct page *page, int off,
+			int size)
+{
+	frag->netmem = page;
+	frag->offset = (unsigned int)off;
+	frag->len = (unsigned int)size;
+}
+
+/**
+ * __skb_fill_page_desc() - slot @i of @skb is bytes [@off, @off + @size) of
+ * @page; nr_frags and the lengths unchanged.
+ */
+static inline void
+__skb_fill_page_desc(struct sk_buff *skb, int i, struct page *page, int off,
+		     int size)
+{
+	skb_frag_fill_page_desc(&skb_shinfo(skb)->frags[i], page, off, size);
+}
+
+/**
+ * skb_fill_page_desc() - as __skb_fill_page_desc(), and @skb then has
+ * @i + 1 fragments. The skb takes over the caller's reference to @page;
+ * its lengths are the caller's to add (skb_len_add()).
+ */
+static inline void
+skb_fill_page_desc(struct sk_buff *skb, int i, struct page *page, int off,
+		   int size)
+{
+	__skb_fill_page_desc(skb, i, page, off, size);
+	skb_shinfo(skb)->nr_frags = (uint8_t)(i + 1);
+}
+
+/** skb_len_add() - @delta more fragment bytes: len, data_len, truesize. */
+static inline void
+skb_len_add(struct sk_buff *skb, int delta)
+{
+	skb->len += (unsigned int)delta;
+	skb->data_len += (unsigned int)delta;
+	skb->truesize += (unsigned int)delta;
+}
+
+/**
+ * skb_can_coalesce() - would bytes at @off of @page continue fragment
+ * @i - 1 of @skb, so that fragment can grow (skb_frag_size_add()) instead
+ * of slot @i taking a new one? Never for @i 0.
+ */
+static inline bool
+skb_can_coalesce(const struct sk_buff *skb, int i, const struct page *page,
+		 int off)
+{
+	const skb_frag_t *frag;
+
+	if (i == 0)
+		return false;
+	frag = &skb_shinfo(skb)->frags[i - 1];
+	return page == skb_frag_page(frag) &&
+	       (unsigned int)off == skb_frag_off(frag) + skb_frag_size(frag);
 }
 
 /**
