@@ -188,30 +188,6 @@ iov_copy(void *dst, const struct iovec *iov, int iovcnt, size_t skip,
 	}
 }
 
-/* Is [@page + @off) right where @skb's last fragment ends? */
-static skb_frag_t *
-frag_sock_can_coalesce(struct sk_buff *skb, struct page *page,
-		       unsigned int off)
-{
-	struct skb_shared_info *sh = skb_shinfo(skb);
-	skb_frag_t *f;
-
-	if (sh->nr_frags == 0)
-		return NULL;
-	f = &sh->frags[sh->nr_frags - 1];
-	return f->netmem == page && f->offset + f->len == off ? f : NULL;
-}
-
-static void
-frag_sock_grow(struct sk_buff *skb, skb_frag_t *f, unsigned int n,
-	       unsigned int truesize)
-{
-	f->len += n;
-	skb->len += n;
-	skb->data_len += n;
-	skb->truesize += truesize;
-}
-
 /* One copy into the page_frag_cache: the seed's tcp_sendmsg() step. */
 static ssize_t
 frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
@@ -219,10 +195,10 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 		     size_t left)
 {
 	struct page_frag pf;
-	skb_frag_t *f;
+	bool merge;
 	ssize_t n;
 	void *va;
-	int ret;
+	int i, ret;
 
 	/*
 	 * Take what is left after the last fragment, if enough (probe: it
@@ -239,8 +215,9 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 		sk->refills++;
 	}
 	frag_sock_track(sk, pf.page);
-	f = frag_sock_can_coalesce(skb, pf.page, pf.offset);
-	if (f == NULL && skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+	i = skb_shinfo(skb)->nr_frags;
+	merge = skb_can_coalesce(skb, i, pf.page, (int)pf.offset);
+	if (!merge && i >= MAX_SKB_FRAGS)
 		return -EMSGSIZE;	/* nothing committed: nothing to undo */
 	if (sk->nocache) {
 		n = page_frag_copy_to_va_nocache(&pf, iov, iovcnt, skip);
@@ -250,21 +227,21 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 		n = (ssize_t)(left < pf.size ? left : pf.size);
 		iov_copy(va, iov, iovcnt, skip, (size_t)n);
 	}
-	if (f != NULL) {
+	if (merge) {
 		/* The last fragment's reference covers the appended bytes. */
 		ret = page_frag_commit_noref(&sk->nc, &pf, (unsigned int)n);
 		if (ret < 0)
 			return ret;
-		frag_sock_grow(skb, f, (unsigned int)n, (unsigned int)ret);
+		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], (int)n);
 		sk->coalesced++;
-		return n;
+	} else {
+		ret = page_frag_commit(&sk->nc, &pf, (unsigned int)n);
+		if (ret < 0)
+			return ret;
+		/* The skb takes over the reference the commit handed out. */
+		skb_fill_page_desc(skb, i, pf.page, (int)pf.offset, (int)n);
 	}
-	ret = page_frag_commit(&sk->nc, &pf, (unsigned int)n);
-	if (ret < 0)
-		return ret;
-	/* The skb takes over the reference the commit handed out. */
-	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, pf.page,
-			(int)pf.offset, (int)n, (unsigned int)ret);
+	skb_len_add(skb, (int)n);
 	return n;
 }
 
@@ -276,8 +253,9 @@ frag_sock_copy_page_frag(struct frag_sock *sk, struct sk_buff *skb,
 {
 	struct page_frag *pf = &sk->pf;
 	struct page *old = pf->page;
-	skb_frag_t *f;
+	bool merge;
 	size_t n;
+	int i;
 
 	if (!frag_sock_page_frag_refill(FRAG_SOCK_MIN_ROOM, pf))
 		return -ENOMEM;
@@ -287,20 +265,21 @@ frag_sock_copy_page_frag(struct frag_sock *sk, struct sk_buff *skb,
 	n = pf->size - pf->offset;
 	if (n > left)
 		n = left;
-	f = frag_sock_can_coalesce(skb, pf->page, pf->offset);
-	if (f == NULL && skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+	i = skb_shinfo(skb)->nr_frags;
+	merge = skb_can_coalesce(skb, i, pf->page, (int)pf->offset);
+	if (!merge && i >= MAX_SKB_FRAGS)
 		return -EMSGSIZE;
 	iov_copy((unsigned char *)page_address(pf->page) + pf->offset, iov,
 		 iovcnt, skip, n);
-	if (f != NULL) {
-		frag_sock_grow(skb, f, (unsigned int)n, (unsigned int)n);
+	if (merge) {
+		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], (int)n);
 		sk->coalesced++;
 	} else {
 		/* One page reference per fragment, the skb's to drop. */
 		get_page(pf->page);
-		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, pf->page,
-				(int)pf->offset, (int)n, (unsigned int)n);
+		skb_fill_page_desc(skb, i, pf->page, (int)pf->offset, (int)n);
 	}
+	skb_len_add(skb, (int)n);
 	pf->offset += (uint32_t)n;
 	return (ssize_t)n;
 }
