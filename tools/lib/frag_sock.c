@@ -127,12 +127,19 @@ frag_sock_track_slow(struct frag_sock *sk, struct page *page)
 	sk->nr_blocks++;
 }
 
+/*
+ * A fragment of @page's block was handed out. A block other than the
+ * previous fragment's is one opened because room ran out (a rewind keeps
+ * the block), on either path: counted here, where both pass.
+ */
 static inline void
 frag_sock_track(struct frag_sock *sk, struct page *page)
 {
 	page = compound_head(page);
 	if (PP_LIKELY(page == sk->last))
 		return;
+	if (sk->last != NULL)
+		sk->refills++;
 	sk->last = page;
 	frag_sock_track_slow(sk, page);
 }
@@ -212,7 +219,6 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 						    GFP_KERNEL);
 		if (va == NULL)
 			return -ENOMEM;
-		sk->refills++;
 	}
 	frag_sock_track(sk, pf.page);
 	i = skb_shinfo(skb)->nr_frags;
@@ -252,15 +258,12 @@ frag_sock_copy_page_frag(struct frag_sock *sk, struct sk_buff *skb,
 			 size_t left)
 {
 	struct page_frag *pf = &sk->pf;
-	struct page *old = pf->page;
 	bool merge;
 	size_t n;
 	int i;
 
 	if (!frag_sock_page_frag_refill(FRAG_SOCK_MIN_ROOM, pf))
 		return -ENOMEM;
-	if (pf->page != old)
-		sk->refills++;
 	frag_sock_track(sk, pf->page);
 	n = pf->size - pf->offset;
 	if (n > left)
@@ -340,7 +343,6 @@ frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
 			 * and take a fresh one.
 			 */
 			page_frag_cache_drain(&sk->nc);
-			sk->refills++;
 			va = page_frag_alloc_refill_prepare_align(
 				&sk->nc, max_len, &pf, GFP_KERNEL,
 				SMP_CACHE_BYTES);

@@ -60,7 +60,12 @@ struct frag_sock {
 	bool bound;
 	struct page_frag_cache nc;	/* FRAG_SOCK_CACHE */
 	struct page_frag pf;		/* FRAG_SOCK_PAGE_FRAG */
-	uint64_t refills;		/* blocks opened because room ran out */
+	/*
+	 * Blocks opened because room ran out: fragments that came from
+	 * another block than the one before them (the first block and a
+	 * rewound one are not counted), on both paths alike.
+	 */
+	uint64_t refills;
 	uint64_t coalesced;		/* copies appended to the last frag */
 	/*
 	 * Every block a fragment was cut from, for frag_sock_blocks_held():
