@@ -56,6 +56,10 @@ run() {
 		echo "FAIL: tap_net_test $*: fragment blocks not all back"
 		echo "$out"; fail=1
 	fi
+	if [ "$(grep -Ec '^ +[0-9]+ +fresh blocks taken when room ran out, in the last run$' <<<"$out")" -ne 2 ]; then
+		echo "FAIL: tap_net_test $*: fresh-block lines missing"
+		echo "$out"; fail=1
+	fi
 	# With -F, each path says how much of its task-clock the freeing
 	# thread took: some, and not all of it. Without, no such line.
 	local want=0 fr
@@ -87,10 +91,25 @@ split_cache() {
 	     c && /payloads split/ { print $(NF - 4); exit }' <<<"$last"
 }
 
+# Fresh blocks a fragment path took in the last run: "page_frag_cache
+# page_frag" counts, in that order.
+refills() {
+	awk '/stats for .page_frag_cache./ { p = 1 }
+	     /stats for .page_frag./ && !/page_frag_cache/ { p = 2 }
+	     /stats for .malloc./ { p = 0 }
+	     p && /fresh blocks taken/ { n[p] = $1 }
+	     END { print n[1], n[2] }' <<<"$last"
+}
+
 # 8941 frames cycle once through every size from 60 to 9000. (One in
 # flight: every fragment is back before the next is cut, so the cache
-# rewinds its block at each 4 KiB boundary and never reaches its end.)
+# rewinds its block at each 4 KiB boundary and never reaches its end,
+# and page_frag starts its page over: neither takes a fresh block.)
 run -r 1 -n 8941 -s 60:9000 -q 1
+if [ "$(refills)" != "0 0" ]; then
+	echo "FAIL: one in flight: fresh blocks taken $(refills), want 0 0"
+	echo "$last"; fail=1
+fi
 # Under sanitizers (PP_SANITIZE from meson) the other runs are shorter;
 # the two that visit every size stay whole.
 small=3000 some=8941
@@ -122,6 +141,14 @@ for try in $(seq 1 "$tries"); do
 	fi
 done
 run -r 2 -n $((small * 2 / 3)) -s 9000 -q 16 -F
+# Replies of 9000 bytes, three to a 32 KiB block, queued for a freer
+# woken once a window of 16: both paths take fresh blocks (hundreds in
+# the plain build).
+read -r rc_cache rc_pf <<<"$(refills)"
+if ! [ "${rc_cache:-0}" -ge 4 ] 2>/dev/null || ! [ "${rc_pf:-0}" -ge 4 ] 2>/dev/null; then
+	echo "FAIL: 9000-byte replies held: fresh blocks taken $(refills), want 4 or more each"
+	echo "$last"; fail=1
+fi
 run -r 1 -n "$small" -s 60:9000 -q 8 --nocache
 # ARP: requests padded to every size, the kernel's replies checked.
 run -r 1 -n 8941 -s 60:9000 -q 4 --proto arp

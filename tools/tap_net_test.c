@@ -515,6 +515,7 @@ struct result {
 	uint64_t in_use, other, split;
 	long held;		/* blocks still referenced; -1 not tracked */
 	unsigned int blocks;	/* distinct blocks fragments came from */
+	uint64_t refills;	/* blocks taken because room ran out */
 };
 
 static double
@@ -602,9 +603,11 @@ run_loop(const struct opts *o, enum path path, int fd, unsigned int max_len,
 	 */
 	res->held = 0;
 	res->blocks = 0;
+	res->refills = 0;
 	if (path != P_MALLOC) {
 		res->held = frag_sock_blocks_held(&l.sk);
 		res->blocks = l.sk.nr_blocks;
+		res->refills = l.sk.refills;
 		if (err == 0 && res->held != 0) {
 			if (res->held < 0)
 				fprintf(stderr, PROG ": %s: out of memory recording the blocks used\n",
@@ -750,6 +753,9 @@ report(const struct opts *o, enum path p, const struct result *r,
 		printf(" %14ld      fragment blocks still referenced (of %u used), %" PRIu64
 		       " payloads split across blocks\n", r[o->runs - 1].held,
 		       r[o->runs - 1].blocks, r[o->runs - 1].split);
+	if (p != P_MALLOC)
+		printf(" %14" PRIu64 "      fresh blocks taken when room ran out, in the last run\n",
+		       r[o->runs - 1].refills);
 }
 
 static int
