@@ -130,13 +130,19 @@ frag_sock_track_slow(struct frag_sock *sk, struct page *page)
 /*
  * A fragment of @page's block was handed out. A block other than the
  * previous fragment's is one opened because room ran out (a rewind keeps
- * the block), on either path: counted here, where both pass.
+ * the block), on either path: counted here, where both pass. Both pass
+ * the block's head page, so the usual case is settled by the pointer,
+ * without reading the page's descriptor: that line also holds the
+ * block's count, which another thread's frees keep writing, and this
+ * record is the tool's, not the path under test.
  */
 static inline void
 frag_sock_track(struct frag_sock *sk, struct page *page)
 {
-	page = compound_head(page);
 	if (PP_LIKELY(page == sk->last))
+		return;
+	page = compound_head(page);
+	if (page == sk->last)
 		return;
 	if (sk->last != NULL)
 		sk->refills++;
