@@ -332,9 +332,8 @@ frag_sock_read_frame(struct frag_sock *sk, int fd, unsigned int max_len,
 	/*
 	 * Each frame starts on a cache line, as tun_build_skb() aligns the
 	 * offset to SMP_CACHE_BYTES before its refill: the kernel's copy of
-	 * the frame then fills whole lines, and the frame does not share
-	 * its first line with the fragment before it, which another thread
-	 * may be reading or freeing.
+	 * the frame then starts on a line, and the frame shares no line
+	 * with the fragment before it, which its holder may still be using.
 	 */
 	if (sk->path == FRAG_SOCK_CACHE) {
 		va = page_frag_alloc_refill_prepare_align(&sk->nc, max_len, &pf,
