@@ -28,6 +28,8 @@
 
 #include <pagepool/dma.h>
 
+#include "cpu.h"
+
 #define HEADROOM	256
 #define MAX_ROUNDS	31
 
@@ -111,14 +113,6 @@ round_ns(struct device *dev, bool map_each, unsigned char *page,
 	return (double)(t1 - t0) / (double)n;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -193,8 +187,7 @@ main(int argc, char **argv)
 	for (s = 0; s < sizeof(setups) / sizeof(setups[0]); s++) {
 		printf("%-24s", setups[s].name);
 		for (c = 0; c < 2; c++) {
-			qsort(ns[c][s], (size_t)rounds, sizeof(double),
-			      cmp_double);
+			pp_tool_sort_doubles(ns[c][s], (size_t)rounds);
 			printf(" %12.1f (%6.1f-%6.1f)", ns[c][s][rounds / 2],
 			       ns[c][s][0], ns[c][s][rounds - 1]);
 		}

@@ -660,14 +660,6 @@ pct(double sd, double mean)
 	return mean != 0 ? 100.0 * sd / mean : 0;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Each run's task-clock over @base's in the same run: the median, the
  * range and how many were at or below 1. Paired by run, so a run that
@@ -685,7 +677,7 @@ report_paired(const struct opts *o, const struct result *r,
 		q[i] = base[i].task_ms > 0 ? r[i].task_ms / base[i].task_ms : 0;
 		le += q[i] <= 1.0;
 	}
-	qsort(q, n, sizeof(q[0]), cmp_double);
+	pp_tool_sort_doubles(q, n);
 	printf(" %14.3f      task-clock over %s's, run by run: median (%.3f-%.3f, %u of %u at or below 1)\n",
 	       n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2,
 	       path_name[base_path], q[0], q[n - 1], le, n);

@@ -133,14 +133,6 @@ line_rtt_partner(void *arg)
 	return NULL;
 }
 
-static int
-cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 double
 pp_tool_line_rtt_ns(int a, int b)
 {
@@ -182,7 +174,7 @@ pp_tool_line_rtt_ns(int a, int b)
 	}
 	pthread_join(partner, NULL);
 	(void)pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
-	qsort(ns, LINE_RTT_ROUNDS, sizeof(ns[0]), cmp_double);
+	pp_tool_sort_doubles(ns, LINE_RTT_ROUNDS);
 	return ns[LINE_RTT_ROUNDS / 2];
 }
 
@@ -261,4 +253,18 @@ pp_tool_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+void
+pp_tool_sort_doubles(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
 }

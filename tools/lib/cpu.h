@@ -10,6 +10,7 @@
 #define PAGEPOOL_TOOLS_CPU_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -58,6 +59,9 @@ double pp_tool_now_s(void);
 
 /* Nanoseconds on CLOCK_MONOTONIC. */
 uint64_t pp_tool_now_ns(void);
+
+/* Sort @n measurements in ascending order, for their median and range. */
+void pp_tool_sort_doubles(double *v, size_t n);
 
 /* Print "CPU: <model> (<n> online)" and the kernel's mitigation lines. */
 void pp_tool_print_machine(FILE *out);
