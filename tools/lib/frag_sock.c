@@ -201,6 +201,26 @@ iov_copy(void *dst, const struct iovec *iov, int iovcnt, size_t skip,
 	}
 }
 
+/*
+ * The copied bytes, [@off, @off + @n) of @page, join @skb as
+ * tcp_sendmsg() adds them on either allocator: grown into fragment
+ * @i - 1 when @merge (they continue it; its reference covers them), else
+ * fragment @i, taking over a reference the caller took. Either way the
+ * skb's lengths grow by @n.
+ */
+static void
+frag_sock_attach(struct frag_sock *sk, struct sk_buff *skb, int i,
+		 bool merge, struct page *page, unsigned int off, size_t n)
+{
+	if (merge) {
+		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], (int)n);
+		sk->coalesced++;
+	} else {
+		skb_fill_page_desc(skb, i, page, (int)off, (int)n);
+	}
+	skb_len_add(skb, (int)n);
+}
+
 /* One copy into the page_frag_cache: the seed's tcp_sendmsg() step. */
 static ssize_t
 frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
@@ -239,21 +259,12 @@ frag_sock_copy_cache(struct frag_sock *sk, struct sk_buff *skb,
 		n = (ssize_t)(left < pf.size ? left : pf.size);
 		iov_copy(va, iov, iovcnt, skip, (size_t)n);
 	}
-	if (merge) {
-		/* The last fragment's reference covers the appended bytes. */
-		ret = page_frag_commit_noref(&sk->nc, &pf, (unsigned int)n);
-		if (ret < 0)
-			return ret;
-		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], (int)n);
-		sk->coalesced++;
-	} else {
-		ret = page_frag_commit(&sk->nc, &pf, (unsigned int)n);
-		if (ret < 0)
-			return ret;
-		/* The skb takes over the reference the commit handed out. */
-		skb_fill_page_desc(skb, i, pf.page, (int)pf.offset, (int)n);
-	}
-	skb_len_add(skb, (int)n);
+	/* A new fragment's reference is the one the commit hands out. */
+	ret = merge ? page_frag_commit_noref(&sk->nc, &pf, (unsigned int)n)
+		    : page_frag_commit(&sk->nc, &pf, (unsigned int)n);
+	if (ret < 0)
+		return ret;
+	frag_sock_attach(sk, skb, i, merge, pf.page, pf.offset, (size_t)n);
 	return n;
 }
 
@@ -280,15 +291,10 @@ frag_sock_copy_page_frag(struct frag_sock *sk, struct sk_buff *skb,
 		return -EMSGSIZE;
 	iov_copy((unsigned char *)page_address(pf->page) + pf->offset, iov,
 		 iovcnt, skip, n);
-	if (merge) {
-		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], (int)n);
-		sk->coalesced++;
-	} else {
-		/* One page reference per fragment, the skb's to drop. */
+	/* One page reference per fragment, the skb's to drop. */
+	if (!merge)
 		get_page(pf->page);
-		skb_fill_page_desc(skb, i, pf->page, (int)pf->offset, (int)n);
-	}
-	skb_len_add(skb, (int)n);
+	frag_sock_attach(sk, skb, i, merge, pf->page, pf->offset, n);
 	pf->offset += (uint32_t)n;
 	return (ssize_t)n;
 }
